@@ -1,0 +1,7 @@
+"""``python -m argstream``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,1113 @@
+# cython: language_level=3, embedsignature=True
+"""argstream's compiled core: the state machine of ``_tokenizer_py`` in C.
+
+Theory of operation
+-------------------
+``Tokenizer`` walks each chunk once, reading ``str`` input in place through
+its PEP 393 storage (one, two or four bytes a character; no encode round
+trip) and bytes input as UTF-8, validated as it goes. It reports structure to
+a ``Sink`` through C calls. Inside a string, plain text is not copied while
+it is scanned: the decoded output of a chunk is ``buf`` (characters that had
+to be decoded: escapes, a UTF-8 sequence split by the previous chunk) followed
+by the slice ``data[seg:i]`` of the chunk itself, and it is handed out once
+per string per chunk. Only an escape or UTF-8 sequence cut by the chunk's end
+is held back, along with the stack of open containers and a key or number
+still being read; never the document.
+
+The states, event kinds and error codes are the twin's (see
+``_tokenizer.pxd``); errors are built by one cold function and are sticky.
+"""
+
+cimport cython
+from cpython.long cimport PyLong_FromLongLong, PyLong_FromString
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.object cimport PyObject
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_FromKindAndData, PyUnicode_GET_LENGTH, PyUnicode_KIND
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.string cimport memcpy
+
+from argstream._fragments_py import DONE as _DONE_PY, Empty as _Empty
+from argstream._tokenizer_py import MESSAGES as _MESSAGES
+from argstream.errors import ArgumentStreamError, IncompleteJSONError
+
+cdef extern from "Python.h":
+    double PyOS_string_to_double(const char* s, char** endptr, PyObject* overflow_exception) except? -1.0
+
+ctypedef fused char_t:
+    uint8_t
+    uint16_t
+    uint32_t
+
+cdef object DONE = _DONE_PY
+cdef object EMPTY_OBJECT = _Empty("object")
+cdef object EMPTY_ARRAY = _Empty("array")
+cdef object EMPTY_STRING = _Empty("string")
+
+# STOP[c] != 0: c ends a run of plain string characters ('"', '\', control);
+# UTF8_STOP also stops at bytes >= 0x80, which start a sequence to validate.
+cdef uint8_t STOP[256]
+cdef uint8_t UTF8_STOP[256]
+cdef uint8_t HEXVAL[256]   # value + 1 for hex digits, 0 otherwise
+cdef uint32_t SIMPLE_ESC[256]  # decoded char + 1 for \" \\ \/ \b \f \n \r \t
+
+cdef void _init_tables() noexcept:
+    cdef int c
+    for c in range(256):
+        STOP[c] = 1 if (c < 0x20 or c == 0x22 or c == 0x5C) else 0
+        UTF8_STOP[c] = 1 if (STOP[c] or c >= 0x80) else 0
+        HEXVAL[c] = 0
+        SIMPLE_ESC[c] = 0
+    for c in range(10):
+        HEXVAL[0x30 + c] = c + 1
+    for c in range(6):
+        HEXVAL[0x41 + c] = c + 11
+        HEXVAL[0x61 + c] = c + 11
+    SIMPLE_ESC[0x22] = 0x22 + 1
+    SIMPLE_ESC[0x5C] = 0x5C + 1
+    SIMPLE_ESC[0x2F] = 0x2F + 1
+    SIMPLE_ESC[0x62] = 0x08 + 1
+    SIMPLE_ESC[0x66] = 0x0C + 1
+    SIMPLE_ESC[0x6E] = 0x0A + 1
+    SIMPLE_ESC[0x72] = 0x0D + 1
+    SIMPLE_ESC[0x74] = 0x09 + 1
+
+_init_tables()
+
+cdef const char* LITERALS[3]
+LITERALS[0] = b"true"
+LITERALS[1] = b"false"
+LITERALS[2] = b"null"
+cdef int LITERAL_LEN[3]
+LITERAL_LEN[:] = [4, 5, 4]
+cdef object LITERAL_VALUES = (True, False, None)
+
+CONSTANTS = {
+    "EV_BEGIN_OBJECT": EV_BEGIN_OBJECT, "EV_END_OBJECT": EV_END_OBJECT, "EV_BEGIN_ARRAY": EV_BEGIN_ARRAY,
+    "EV_END_ARRAY": EV_END_ARRAY, "EV_KEY": EV_KEY, "EV_BEGIN_STRING": EV_BEGIN_STRING,
+    "EV_STRING_DATA": EV_STRING_DATA, "EV_END_STRING": EV_END_STRING, "EV_SCALAR": EV_SCALAR,
+    "ST_VALUE": ST_VALUE, "ST_ARRAY_FIRST": ST_ARRAY_FIRST, "ST_OBJECT_FIRST": ST_OBJECT_FIRST, "ST_KEY": ST_KEY,
+    "ST_COLON": ST_COLON, "ST_AFTER_VALUE": ST_AFTER_VALUE, "ST_STRING": ST_STRING, "ST_KEY_STRING": ST_KEY_STRING,
+    "ST_NUMBER": ST_NUMBER, "ST_LITERAL": ST_LITERAL, "ST_END": ST_END, "ST_ERROR": ST_ERROR,
+    "NUM_MINUS": NUM_MINUS, "NUM_ZERO": NUM_ZERO, "NUM_INT": NUM_INT, "NUM_DOT": NUM_DOT, "NUM_FRAC": NUM_FRAC,
+    "NUM_E": NUM_E, "NUM_E_SIGN": NUM_E_SIGN, "NUM_EXP": NUM_EXP, "CT_OBJECT": CT_OBJECT, "CT_ARRAY": CT_ARRAY,
+    "ERR_EXPECTING_VALUE": ERR_EXPECTING_VALUE, "ERR_EXPECTING_KEY": ERR_EXPECTING_KEY,
+    "ERR_EXPECTING_COLON": ERR_EXPECTING_COLON, "ERR_EXPECTING_COMMA": ERR_EXPECTING_COMMA,
+    "ERR_TRAILING_COMMA_OBJECT": ERR_TRAILING_COMMA_OBJECT, "ERR_TRAILING_COMMA_ARRAY": ERR_TRAILING_COMMA_ARRAY,
+    "ERR_CONTROL_CHAR": ERR_CONTROL_CHAR, "ERR_INVALID_ESCAPE": ERR_INVALID_ESCAPE,
+    "ERR_INVALID_UNICODE_ESCAPE": ERR_INVALID_UNICODE_ESCAPE, "ERR_INVALID_NUMBER": ERR_INVALID_NUMBER,
+    "ERR_INVALID_LITERAL": ERR_INVALID_LITERAL, "ERR_EXTRA_DATA": ERR_EXTRA_DATA, "ERR_DEPTH": ERR_DEPTH,
+    "ERR_UTF8": ERR_UTF8, "ERR_NUMBER_TOO_LARGE": ERR_NUMBER_TOO_LARGE, "ERR_EOF_VALUE": ERR_EOF_VALUE,
+    "ERR_EOF_STRING": ERR_EOF_STRING, "ERR_EOF_OBJECT": ERR_EOF_OBJECT, "ERR_EOF_ARRAY": ERR_EOF_ARRAY,
+    "ERR_EOF_NUMBER": ERR_EOF_NUMBER, "ERR_EOF_LITERAL": ERR_EOF_LITERAL,
+}
+
+
+# ---------------------------------------------------------------------------
+# Fragment types: the compiled twins of argstream._fragments_py's dataclasses
+# (same fields, equality, hashing, repr and __match_args__).
+# ---------------------------------------------------------------------------
+
+@cython.final
+@cython.freelist(64)
+cdef class Scalar:
+    """A complete ``null``, ``true``/``false`` or number, as ``json.loads`` gives it."""
+    cdef readonly object value
+    __match_args__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        if type(other) is not Scalar:
+            return NotImplemented
+        return (self.value,) == ((<Scalar>other).value,)
+
+    def __hash__(self):
+        return hash((self.value,))
+
+    def __repr__(self):
+        return f"Scalar(value={self.value!r})"
+
+    def __reduce__(self):
+        return (Scalar, (self.value,))
+
+
+@cython.final
+@cython.freelist(64)
+cdef class String:
+    """One chunk of decoded string data; never empty."""
+    cdef readonly str text
+    __match_args__ = ("text",)
+
+    def __init__(self, str text):
+        self.text = text
+
+    def __eq__(self, other):
+        if type(other) is not String:
+            return NotImplemented
+        return self.text == (<String>other).text
+
+    def __hash__(self):
+        return hash((self.text,))
+
+    def __repr__(self):
+        return f"String(text={self.text!r})"
+
+    def __reduce__(self):
+        return (String, (self.text,))
+
+
+@cython.final
+@cython.freelist(64)
+cdef class ArrayItem:
+    """``value`` is the inner fragment for array item ``index``."""
+    cdef readonly object index
+    cdef readonly object value
+    __match_args__ = ("index", "value")
+
+    def __init__(self, index, value):
+        self.index = index
+        self.value = value
+
+    def __eq__(self, other):
+        if type(other) is not ArrayItem:
+            return NotImplemented
+        return (self.index, self.value) == ((<ArrayItem>other).index, (<ArrayItem>other).value)
+
+    def __hash__(self):
+        return hash((self.index, self.value))
+
+    def __repr__(self):
+        return f"ArrayItem(index={self.index!r}, value={self.value!r})"
+
+    def __reduce__(self):
+        return (ArrayItem, (self.index, self.value))
+
+
+@cython.final
+@cython.freelist(64)
+cdef class ObjectEntry:
+    """``value`` is the inner fragment for object member ``key``."""
+    cdef readonly object key
+    cdef readonly object value
+    __match_args__ = ("key", "value")
+
+    def __init__(self, key, value):
+        self.key = key
+        self.value = value
+
+    def __eq__(self, other):
+        if type(other) is not ObjectEntry:
+            return NotImplemented
+        return (self.key, self.value) == ((<ObjectEntry>other).key, (<ObjectEntry>other).value)
+
+    def __hash__(self):
+        return hash((self.key, self.value))
+
+    def __repr__(self):
+        return f"ObjectEntry(key={self.key!r}, value={self.value!r})"
+
+    def __reduce__(self):
+        return (ObjectEntry, (self.key, self.value))
+
+
+# ---------------------------------------------------------------------------
+# Sink
+# ---------------------------------------------------------------------------
+
+cdef class Sink:
+    cdef int on_begin_object(self) except -1:
+        return 0
+
+    cdef int on_end_object(self) except -1:
+        return 0
+
+    cdef int on_begin_array(self) except -1:
+        return 0
+
+    cdef int on_end_array(self) except -1:
+        return 0
+
+    cdef int on_key(self, str key) except -1:
+        return 0
+
+    cdef int on_begin_string(self) except -1:
+        return 0
+
+    cdef int on_string_data(self, str text) except -1:
+        return 0
+
+    cdef int on_end_string(self) except -1:
+        return 0
+
+    cdef int on_scalar(self, object value) except -1:
+        return 0
+
+
+@cython.final
+cdef class _PySink(Sink):
+    """Forwards events to a Python object with ``on_*`` methods (for ``Tokenizer.push`` from Python)."""
+    cdef object target
+
+    def __init__(self, target):
+        self.target = target
+
+    cdef int on_begin_object(self) except -1:
+        self.target.on_begin_object()
+        return 0
+
+    cdef int on_end_object(self) except -1:
+        self.target.on_end_object()
+        return 0
+
+    cdef int on_begin_array(self) except -1:
+        self.target.on_begin_array()
+        return 0
+
+    cdef int on_end_array(self) except -1:
+        self.target.on_end_array()
+        return 0
+
+    cdef int on_key(self, str key) except -1:
+        self.target.on_key(key)
+        return 0
+
+    cdef int on_begin_string(self) except -1:
+        self.target.on_begin_string()
+        return 0
+
+    cdef int on_string_data(self, str text) except -1:
+        self.target.on_string_data(text)
+        return 0
+
+    cdef int on_end_string(self) except -1:
+        self.target.on_end_string()
+        return 0
+
+    cdef int on_scalar(self, object value) except -1:
+        self.target.on_scalar(value)
+        return 0
+
+
+# ---------------------------------------------------------------------------
+# Tokenizer
+# ---------------------------------------------------------------------------
+
+cdef int _fail(Tokenizer t, int code, Py_ssize_t pos) except -1:
+    """Build the error (cold path), make it sticky, and raise it."""
+    cls = IncompleteJSONError if code >= ERR_EOF_VALUE else ArgumentStreamError
+    t.error = cls(_MESSAGES[code], pos, t.line, pos - t.last_nl)
+    t.state = ST_ERROR
+    raise t.error
+
+
+cdef inline int _buf_reserve(Tokenizer t, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t need = t.buf_len + extra
+    cdef Py_ssize_t cap
+    cdef uint32_t* p
+    if need <= t.buf_cap:
+        return 0
+    cap = t.buf_cap * 2 if t.buf_cap else 64
+    while cap < need:
+        cap *= 2
+    p = <uint32_t*>PyMem_Realloc(t.buf, cap * sizeof(uint32_t))
+    if p is NULL:
+        raise MemoryError()
+    t.buf = p
+    t.buf_cap = cap
+    return 0
+
+
+cdef inline int _buf_put(Tokenizer t, uint32_t c) except -1:
+    if t.buf_len >= t.buf_cap:
+        _buf_reserve(t, 1)
+    t.buf[t.buf_len] = c
+    t.buf_len += 1
+    return 0
+
+
+cdef inline int _utf8_len(uint32_t lead) noexcept nogil:
+    """Length of the UTF-8 sequence that ``lead`` starts, 0 if it starts none."""
+    if lead < 0x80:
+        return 1
+    if lead < 0xC2:
+        return 0
+    if lead < 0xE0:
+        return 2
+    if lead < 0xF0:
+        return 3
+    if lead < 0xF5:
+        return 4
+    return 0
+
+
+cdef inline bint _utf8_ok(uint32_t lead, int k, uint32_t b) noexcept nogil:
+    """Whether ``b`` may be byte ``k`` (1-based after the lead) of the sequence ``lead`` starts."""
+    if k == 1:
+        if lead == 0xE0:
+            return 0xA0 <= b <= 0xBF
+        if lead == 0xED:
+            return 0x80 <= b <= 0x9F
+        if lead == 0xF0:
+            return 0x90 <= b <= 0xBF
+        if lead == 0xF4:
+            return 0x80 <= b <= 0x8F
+    return 0x80 <= b <= 0xBF
+
+
+cdef int _put_utf8(Tokenizer t, const uint8_t* p, Py_ssize_t n) except -1:
+    """Append already validated UTF-8 to ``buf``."""
+    cdef Py_ssize_t i = 0
+    cdef uint32_t c
+    _buf_reserve(t, n)
+    while i < n:
+        c = p[i]
+        if c < 0x80:
+            i += 1
+        elif c < 0xE0:
+            c = ((c & 0x1F) << 6) | (p[i + 1] & 0x3F)
+            i += 2
+        elif c < 0xF0:
+            c = ((c & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F)
+            i += 3
+        else:
+            c = ((c & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F)
+            i += 4
+        t.buf[t.buf_len] = c
+        t.buf_len += 1
+    return 0
+
+
+cdef inline int _materialize(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize_t end, bint utf8) except -1:
+    """Move the plain slice ``data[seg:end]`` into ``buf``."""
+    cdef Py_ssize_t k
+    if seg < 0 or end <= seg:
+        return 0
+    if char_t is uint8_t:
+        if utf8:
+            return _put_utf8(t, data + seg, end - seg)
+    _buf_reserve(t, end - seg)
+    for k in range(seg, end):
+        t.buf[t.buf_len] = data[k]
+        t.buf_len += 1
+    return 0
+
+
+cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize_t end, bint utf8):
+    """The decoded text ``buf + data[seg:end]``, emptying ``buf``; ``None`` when empty."""
+    cdef object text
+    if t.buf_len == 0:
+        if seg < 0 or end <= seg:
+            return None
+        if char_t is uint8_t:
+            if utf8:
+                return PyUnicode_DecodeUTF8(<char*>(data + seg), end - seg, NULL)
+            return PyUnicode_FromKindAndData(1, data + seg, end - seg)
+        elif char_t is uint16_t:
+            return PyUnicode_FromKindAndData(2, data + seg, end - seg)
+        else:
+            return PyUnicode_FromKindAndData(4, data + seg, end - seg)
+    _materialize(t, data, seg, end, utf8)
+    text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
+    t.buf_len = 0
+    return text
+
+
+cdef inline int _flush_high(Tokenizer t) except -1:
+    """A high surrogate escape that no low one followed."""
+    _buf_put(t, 0xFFFD if t.replace_surrogates else t.high)
+    t.high = 0
+    return 0
+
+
+cdef int _escape_char(Tokenizer t, uint32_t c, Py_ssize_t pos) except -1:
+    """Advance the escape sequence by one character (``buf`` already holds everything before it)."""
+    cdef uint32_t decoded, unit
+    cdef int esc = t.esc
+    if esc == 1:
+        if c == 0x75:  # 'u'
+            t.esc = 2
+            t.code = 0
+            return 0
+        decoded = SIMPLE_ESC[c] if c < 256 else 0
+        if decoded == 0:
+            _fail(t, ERR_INVALID_ESCAPE, pos)
+        if t.high:
+            _flush_high(t)
+        _buf_put(t, decoded - 1)
+        t.esc = 0
+        return 0
+    if c >= 256 or HEXVAL[c] == 0:
+        _fail(t, ERR_INVALID_UNICODE_ESCAPE, pos)
+    t.code = t.code * 16 + (HEXVAL[c] - 1)
+    if esc < 5:
+        t.esc = esc + 1
+        return 0
+    t.esc = 0
+    unit = t.code
+    if t.high:
+        if 0xDC00 <= unit <= 0xDFFF:
+            _buf_put(t, 0x10000 + ((t.high - 0xD800) << 10) + (unit - 0xDC00))
+            t.high = 0
+            return 0
+        _flush_high(t)
+    if 0xD800 <= unit <= 0xDBFF:
+        t.high = unit
+    elif 0xDC00 <= unit <= 0xDFFF:
+        _buf_put(t, 0xFFFD if t.replace_surrogates else unit)
+    else:
+        _buf_put(t, unit)
+    return 0
+
+
+cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_t n, Py_ssize_t base,
+                        bint utf8, Sink sink) except -1:
+    """Decode string data from ``i``; return where the string (or the chunk) ends."""
+    cdef bint is_key = t.state == ST_KEY_STRING
+    cdef Py_ssize_t seg = -1, j, k
+    cdef uint32_t c, lead
+    cdef int need
+    cdef object text
+    if char_t is uint8_t:
+        if t.tail_len:  # complete the UTF-8 sequence the previous chunk cut
+            lead = t.tail[0]
+            while t.tail_len < t.tail_need and i < n:
+                if not _utf8_ok(lead, t.tail_len, data[i]):
+                    _fail(t, ERR_UTF8, t.tail_pos)
+                t.tail[t.tail_len] = data[i]
+                t.tail_len += 1
+                i += 1
+            if t.tail_len < t.tail_need:
+                return i
+            _put_utf8(t, t.tail, t.tail_len)
+            t.tail_len = 0
+    while i < n:
+        if t.esc:
+            _escape_char(t, data[i], base + i)
+            i += 1
+            continue
+        j = i
+        if char_t is uint8_t:
+            if utf8:
+                while j < n and not UTF8_STOP[data[j]]:
+                    j += 1
+            else:
+                while j < n and not STOP[data[j]]:
+                    j += 1
+        else:
+            while j < n and (data[j] >= 256 or not STOP[data[j]]):
+                j += 1
+        if j > i:
+            if t.high:
+                _flush_high(t)
+            if seg < 0:
+                seg = i
+            i = j
+            if i >= n:
+                break
+        c = data[i]
+        if char_t is uint8_t:
+            if utf8 and c >= 0x80:
+                need = _utf8_len(c)
+                if need == 0:
+                    _fail(t, ERR_UTF8, base + i)
+                if t.high:
+                    _flush_high(t)
+                for k in range(1, need):
+                    if i + k >= n:  # cut by the chunk's end: hold the valid prefix back
+                        if is_key:
+                            _materialize(t, data, seg, i, utf8)
+                            seg = -1
+                        else:
+                            text = _take_text(t, data, seg, i, utf8)
+                            seg = -1
+                            if text is not None:
+                                sink.on_string_data(text)
+                        t.tail_len = <int>(n - i)
+                        t.tail_need = need
+                        t.tail_pos = base + i
+                        memcpy(t.tail, data + i, n - i)
+                        return n
+                    if not _utf8_ok(c, <int>k, data[i + k]):
+                        _fail(t, ERR_UTF8, base + i)
+                if seg < 0:
+                    seg = i
+                i += need
+                continue
+        if c == 0x5C:  # backslash
+            _materialize(t, data, seg, i, utf8)
+            seg = -1
+            t.esc = 1
+            i += 1
+            continue
+        if t.high:
+            _materialize(t, data, seg, i, utf8)
+            seg = -1
+            _flush_high(t)
+        if c == 0x22:  # closing quote
+            text = _take_text(t, data, seg, i, utf8)
+            if is_key:
+                t.state = ST_COLON
+                sink.on_key(text if text is not None else "")
+            else:
+                if text is not None:
+                    sink.on_string_data(text)
+                sink.on_end_string()
+                t.state = ST_AFTER_VALUE if t.depth else ST_END
+            return i + 1
+        _fail(t, ERR_CONTROL_CHAR, base + i)
+    if is_key:
+        _materialize(t, data, seg, i, utf8)
+    else:
+        text = _take_text(t, data, seg, i, utf8)
+        if text is not None:
+            sink.on_string_data(text)
+    return i
+
+
+cdef int _num_put(Tokenizer t, char c) except -1:
+    cdef Py_ssize_t cap
+    cdef char* p
+    if t.num_len + 1 >= t.num_cap:
+        cap = t.num_cap * 2 if t.num_cap else 32
+        p = <char*>PyMem_Realloc(t.numbuf, cap)
+        if p is NULL:
+            raise MemoryError()
+        t.numbuf = p
+        t.num_cap = cap
+    t.numbuf[t.num_len] = c
+    t.num_len += 1
+    return 0
+
+
+cdef int _emit_number(Tokenizer t, Sink sink, Py_ssize_t pos) except -1:
+    cdef object value
+    cdef long long acc = 0
+    cdef Py_ssize_t k
+    cdef bint neg
+    t.numbuf[t.num_len] = 0
+    if t.num >= NUM_DOT:
+        value = PyOS_string_to_double(t.numbuf, NULL, NULL)
+    elif t.num_len <= 18:
+        neg = t.numbuf[0] == 45  # '-'
+        for k in range(1 if neg else 0, t.num_len):
+            acc = acc * 10 + (t.numbuf[k] - 48)
+        value = PyLong_FromLongLong(-acc if neg else acc)
+    else:
+        try:
+            value = PyLong_FromString(t.numbuf, NULL, 10)
+        except ValueError:  # more digits than int() converts
+            _fail(t, ERR_NUMBER_TOO_LARGE, pos - t.num_len)
+    t.num_len = 0
+    sink.on_scalar(value)
+    return 0
+
+
+cdef Py_ssize_t _number(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_t n, Py_ssize_t base,
+                        Sink sink) except -1:
+    cdef int num = t.num
+    cdef uint32_t c
+    while i < n:
+        c = data[i]
+        if 0x30 <= c <= 0x39:
+            if num == NUM_MINUS:
+                num = NUM_ZERO if c == 0x30 else NUM_INT
+            elif num == NUM_ZERO:
+                break
+            elif num == NUM_DOT:
+                num = NUM_FRAC
+            elif num == NUM_E or num == NUM_E_SIGN:
+                num = NUM_EXP
+        elif c == 0x2E and (num == NUM_ZERO or num == NUM_INT):
+            num = NUM_DOT
+        elif (c == 0x65 or c == 0x45) and (num == NUM_ZERO or num == NUM_INT or num == NUM_FRAC):
+            num = NUM_E
+        elif (c == 0x2B or c == 0x2D) and num == NUM_E:
+            num = NUM_E_SIGN
+        else:
+            break
+        _num_put(t, <char>c)
+        i += 1
+    t.num = num
+    if i < n:
+        if num == NUM_MINUS or num == NUM_DOT or num == NUM_E or num == NUM_E_SIGN:
+            _fail(t, ERR_INVALID_NUMBER, base + i)
+        _emit_number(t, sink, base + i)
+        t.state = ST_AFTER_VALUE if t.depth else ST_END
+    return i
+
+
+cdef Py_ssize_t _literal(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_t n, Py_ssize_t base,
+                         Sink sink) except -1:
+    cdef const char* word = LITERALS[t.lit]
+    cdef int length = LITERAL_LEN[t.lit]
+    cdef int k = t.lit_idx
+    while i < n and k < length:
+        if data[i] != <uint8_t>word[k]:
+            _fail(t, ERR_INVALID_LITERAL, base + i)
+        i += 1
+        k += 1
+    t.lit_idx = k
+    if k == length:
+        sink.on_scalar(LITERAL_VALUES[t.lit])
+        t.state = ST_AFTER_VALUE if t.depth else ST_END
+    return i
+
+
+cdef int _push_container(Tokenizer t, uint8_t kind, Py_ssize_t pos) except -1:
+    cdef Py_ssize_t cap
+    cdef uint8_t* p
+    if t.depth >= t.max_depth:
+        _fail(t, ERR_DEPTH, pos)
+    if t.depth >= t.stack_cap:
+        cap = t.stack_cap * 2 if t.stack_cap else 32
+        p = <uint8_t*>PyMem_Realloc(t.stack, cap)
+        if p is NULL:
+            raise MemoryError()
+        t.stack = p
+        t.stack_cap = cap
+    t.stack[t.depth] = kind
+    t.depth += 1
+    return 0
+
+
+cdef int _close(Tokenizer t, Sink sink) except -1:
+    t.depth -= 1
+    if t.stack[t.depth] == CT_OBJECT:
+        sink.on_end_object()
+    else:
+        sink.on_end_array()
+    t.state = ST_AFTER_VALUE if t.depth else ST_END
+    return 0
+
+
+cdef int _value(Tokenizer t, uint32_t c, int state, Py_ssize_t pos, Sink sink) except -1:
+    """Start the value that ``c`` opens."""
+    if c == 0x22:
+        t.state = ST_STRING
+        sink.on_begin_string()
+    elif c == 0x7B:  # {
+        _push_container(t, CT_OBJECT, pos)
+        t.state = ST_OBJECT_FIRST
+        sink.on_begin_object()
+    elif c == 0x5B:  # [
+        _push_container(t, CT_ARRAY, pos)
+        t.state = ST_ARRAY_FIRST
+        sink.on_begin_array()
+    elif c == 0x2D or 0x30 <= c <= 0x39:
+        t.state = ST_NUMBER
+        t.num = NUM_MINUS if c == 0x2D else (NUM_ZERO if c == 0x30 else NUM_INT)
+        t.num_len = 0
+        _num_put(t, <char>c)
+    elif c == 0x74 or c == 0x66 or c == 0x6E:  # t f n
+        t.state = ST_LITERAL
+        t.lit = 0 if c == 0x74 else (1 if c == 0x66 else 2)
+        t.lit_idx = 1
+    elif c == 0x5D and state == ST_ARRAY_FIRST:
+        _close(t, sink)
+    elif c == 0x5D and t.depth and t.stack[t.depth - 1] == CT_ARRAY:
+        _fail(t, ERR_TRAILING_COMMA_ARRAY, pos)
+    else:
+        _fail(t, ERR_EXPECTING_VALUE, pos)
+    return 0
+
+
+cdef int _run(Tokenizer t, const char_t* data, Py_ssize_t n, Py_ssize_t base, bint utf8, Sink sink) except -1:
+    cdef Py_ssize_t i = 0
+    cdef int state
+    cdef uint32_t c
+    cdef uint8_t top
+    while i < n:
+        state = t.state
+        if state == ST_STRING or state == ST_KEY_STRING:
+            i = _string(t, data, i, n, base, utf8, sink)
+            continue
+        if state == ST_NUMBER:
+            i = _number(t, data, i, n, base, sink)
+            continue
+        if state == ST_LITERAL:
+            i = _literal(t, data, i, n, base, sink)
+            continue
+        c = data[i]
+        if c == 0x20 or c == 0x0A or c == 0x0D or c == 0x09:
+            if c == 0x0A:
+                t.line += 1
+                t.last_nl = base + i
+            i += 1
+            continue
+        if state == ST_AFTER_VALUE:
+            top = t.stack[t.depth - 1]
+            if c == 0x2C:  # ,
+                t.state = ST_KEY if top == CT_OBJECT else ST_VALUE
+            elif (c == 0x7D and top == CT_OBJECT) or (c == 0x5D and top == CT_ARRAY):
+                _close(t, sink)
+            else:
+                _fail(t, ERR_EXPECTING_COMMA, base + i)
+            i += 1
+        elif state == ST_COLON:
+            if c != 0x3A:
+                _fail(t, ERR_EXPECTING_COLON, base + i)
+            t.state = ST_VALUE
+            i += 1
+        elif state == ST_OBJECT_FIRST or state == ST_KEY:
+            if c == 0x22:
+                t.state = ST_KEY_STRING
+                t.buf_len = 0
+            elif c == 0x7D:
+                if state == ST_KEY:
+                    _fail(t, ERR_TRAILING_COMMA_OBJECT, base + i)
+                _close(t, sink)
+            else:
+                _fail(t, ERR_EXPECTING_KEY, base + i)
+            i += 1
+        elif state == ST_END:
+            _fail(t, ERR_EXTRA_DATA, base + i)
+        else:
+            _value(t, c, state, base + i, sink)
+            i += 1
+    return 0
+
+
+cdef int _check(Tokenizer t, int mode) except -1:
+    if t.error is not None:
+        raise t.error.with_traceback(None)
+    if t.mode != mode:
+        if t.mode:
+            raise TypeError("a parser takes either str or bytes chunks, not both")
+        t.mode = mode
+    return 0
+
+
+cdef void _trim(Tokenizer t) noexcept:
+    """Give back a decode buffer that one large chunk grew (memory stays bounded between pushes)."""
+    if t.buf_cap > 65536 and t.buf_len == 0:
+        PyMem_Free(t.buf)
+        t.buf = NULL
+        t.buf_cap = 0
+
+
+cdef class Tokenizer:
+    """Incremental JSON tokenizer: ``push(chunk, sink)`` until ``finish(sink)`` (C: ``feed`` / ``end``)."""
+
+    def __cinit__(self):
+        self.stack = NULL
+        self.buf = NULL
+        self.numbuf = NULL
+
+    def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace"):
+        if surrogates != "replace" and surrogates != "pass":
+            raise ValueError("surrogates must be 'replace' or 'pass'")
+        if max_depth < 1:
+            raise ValueError("max_depth must be at least 1")
+        self.max_depth = max_depth
+        self.replace_surrogates = surrogates == "replace"
+        self.state = ST_VALUE
+        self.line = 1
+        self.last_nl = -1
+
+    def __dealloc__(self):
+        PyMem_Free(self.stack)
+        PyMem_Free(self.buf)
+        PyMem_Free(self.numbuf)
+
+    cdef int feed(self, const unsigned char* data, Py_ssize_t n, Sink sink) except -1:
+        """Tokenize ``n`` bytes of UTF-8."""
+        cdef Py_ssize_t base = self.pos
+        if n == 0:
+            if self.error is not None:
+                raise self.error.with_traceback(None)
+            return 0
+        _check(self, 2)
+        try:
+            _run(self, <const uint8_t*>data, n, base, True, sink)
+        finally:
+            self.pos = base + n
+            _trim(self)
+        return 0
+
+    cdef int feed_str(self, str s, Sink sink) except -1:
+        """Tokenize a ``str`` chunk, read in place."""
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
+        cdef int kind
+        cdef void* data
+        cdef Py_ssize_t base = self.pos
+        if n == 0:
+            if self.error is not None:
+                raise self.error.with_traceback(None)
+            return 0
+        _check(self, 1)
+        kind = PyUnicode_KIND(s)
+        data = PyUnicode_DATA(s)
+        try:
+            if kind == 1:
+                _run(self, <const uint8_t*>data, n, base, False, sink)
+            elif kind == 2:
+                _run(self, <const uint16_t*>data, n, base, False, sink)
+            else:
+                _run(self, <const uint32_t*>data, n, base, False, sink)
+        finally:
+            self.pos = base + n
+            _trim(self)
+        return 0
+
+    cdef int end(self, Sink sink) except -1:
+        """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
+        cdef int code
+        if self.error is not None:
+            raise self.error.with_traceback(None)
+        if self.state == ST_END:
+            return 0
+        if self.state == ST_NUMBER and self.depth == 0 and (
+            self.num == NUM_ZERO or self.num == NUM_INT or self.num == NUM_FRAC or self.num == NUM_EXP
+        ):
+            _emit_number(self, sink, self.pos)
+            self.state = ST_END
+            return 0
+        if self.state == ST_STRING or self.state == ST_KEY_STRING:
+            code = ERR_EOF_STRING
+        elif self.state == ST_NUMBER:
+            code = ERR_EOF_NUMBER
+        elif self.state == ST_LITERAL:
+            code = ERR_EOF_LITERAL
+        elif self.depth == 0:
+            code = ERR_EOF_VALUE
+        elif self.stack[self.depth - 1] == CT_OBJECT:
+            code = ERR_EOF_OBJECT
+        else:
+            code = ERR_EOF_ARRAY
+        _fail(self, code, self.pos)
+        return -1
+
+    def push(self, chunk, sink):
+        """Tokenize one chunk (``str``, or bytes-like UTF-8), reporting to ``sink``.
+
+        ``sink`` is a ``Sink`` subclass (cdef) or any object with the ``on_*`` methods.
+        """
+        cdef Sink s = sink if isinstance(sink, Sink) else _PySink(sink)
+        _feed_any(self, chunk, s)
+
+    def finish(self, sink):
+        """No more input; see ``end``."""
+        cdef Sink s = sink if isinstance(sink, Sink) else _PySink(sink)
+        self.end(s)
+
+    @property
+    def done(self):
+        return self.state == ST_END
+
+
+cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
+    cdef const unsigned char[::1] view
+    if type(chunk) is str:
+        return t.feed_str(<str>chunk, sink)
+    if type(chunk) is bytes:
+        return t.feed(<const unsigned char*><char*>chunk, len(<bytes>chunk), sink)
+    if isinstance(chunk, str):
+        return t.feed_str(str(chunk), sink)
+    if isinstance(chunk, (bytes, bytearray, memoryview)):
+        try:
+            view = chunk
+        except (ValueError, TypeError):  # not C-contiguous or not bytes-formatted
+            view = bytes(chunk)
+        if view.shape[0] == 0:
+            return t.feed(NULL, 0, sink)
+        return t.feed(&view[0], view.shape[0], sink)
+    raise TypeError(f"chunks are str or bytes-like, not {type(chunk).__name__}")
+
+
+# ---------------------------------------------------------------------------
+# Fragment builder and the parser
+# ---------------------------------------------------------------------------
+
+@cython.final
+cdef class FragmentBuilder(Sink):
+    """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat)."""
+    cdef public list out
+    cdef readonly bint flat
+    cdef list path            # the open child's key (None before the first) or index, per level
+    cdef uint8_t* kinds
+    cdef Py_ssize_t* index    # current item index per array level
+    cdef Py_ssize_t depth
+    cdef Py_ssize_t cap
+    cdef bint string_empty
+    cdef object path_tuple
+
+    def __cinit__(self):
+        self.kinds = NULL
+        self.index = NULL
+
+    def __init__(self, bint flat=False):
+        self.flat = flat
+        self.out = []
+        self.path = []
+        self.path_tuple = ()
+
+    def __dealloc__(self):
+        PyMem_Free(self.kinds)
+        PyMem_Free(self.index)
+
+    cdef int emit(self, object leaf) except -1:
+        cdef Py_ssize_t k
+        cdef ObjectEntry entry
+        cdef ArrayItem item
+        if self.flat:
+            if self.path_tuple is None:
+                self.path_tuple = tuple(self.path)
+            self.out.append((self.path_tuple, leaf))
+            return 0
+        k = self.depth
+        while k > 0:
+            k -= 1
+            if self.kinds[k] == CT_OBJECT:
+                entry = ObjectEntry.__new__(ObjectEntry)
+                entry.key = self.path[k]
+                entry.value = leaf
+                leaf = entry
+            else:
+                item = ArrayItem.__new__(ArrayItem)
+                item.index = self.path[k]
+                item.value = leaf
+                leaf = item
+        self.out.append(leaf)
+        return 0
+
+    cdef inline int _start(self) except -1:
+        """A value starts: inside an array it is the next item."""
+        cdef Py_ssize_t d = self.depth
+        if d and self.kinds[d - 1] == CT_ARRAY:
+            self.index[d - 1] += 1
+            self.path[d - 1] = self.index[d - 1]
+            self.path_tuple = None
+        return 0
+
+    cdef int _open(self, uint8_t kind) except -1:
+        cdef Py_ssize_t cap
+        cdef void* p
+        self._start()
+        if self.depth >= self.cap:
+            cap = self.cap * 2 if self.cap else 32
+            p = PyMem_Realloc(self.kinds, cap * sizeof(uint8_t))
+            if p is NULL:
+                raise MemoryError()
+            self.kinds = <uint8_t*>p
+            p = PyMem_Realloc(self.index, cap * sizeof(Py_ssize_t))
+            if p is NULL:
+                raise MemoryError()
+            self.index = <Py_ssize_t*>p
+            self.cap = cap
+        self.kinds[self.depth] = kind
+        self.index[self.depth] = -1
+        self.depth += 1
+        self.path.append(None if kind == CT_OBJECT else -1)
+        self.path_tuple = None
+        return 0
+
+    cdef int _close_container(self) except -1:
+        cdef bint empty
+        self.depth -= 1
+        if self.kinds[self.depth] == CT_OBJECT:
+            empty = self.path[self.depth] is None
+        else:
+            empty = self.index[self.depth] == -1
+        self.path.pop()
+        self.path_tuple = None
+        if empty:
+            self.emit(EMPTY_OBJECT if self.kinds[self.depth] == CT_OBJECT else EMPTY_ARRAY)
+        self.emit(DONE)
+        return 0
+
+    cdef int on_begin_object(self) except -1:
+        return self._open(CT_OBJECT)
+
+    cdef int on_begin_array(self) except -1:
+        return self._open(CT_ARRAY)
+
+    cdef int on_end_object(self) except -1:
+        return self._close_container()
+
+    cdef int on_end_array(self) except -1:
+        return self._close_container()
+
+    cdef int on_key(self, str key) except -1:
+        self.path[self.depth - 1] = key
+        self.path_tuple = None
+        return 0
+
+    cdef int on_begin_string(self) except -1:
+        self._start()
+        self.string_empty = True
+        return 0
+
+    cdef int on_string_data(self, str text) except -1:
+        cdef String s = String.__new__(String)
+        s.text = text
+        self.string_empty = False
+        return self.emit(s)
+
+    cdef int on_end_string(self) except -1:
+        if self.string_empty:
+            self.emit(EMPTY_STRING)
+        return self.emit(DONE)
+
+    cdef int on_scalar(self, object value) except -1:
+        cdef Scalar s = Scalar.__new__(Scalar)
+        s.value = value
+        self._start()
+        self.emit(s)
+        return self.emit(DONE)
+
+
+@cython.final
+cdef class IncrementalArgParser:
+    """Incremental JSON parser: ``push(chunk)`` returns the fragments that chunk made decodable.
+
+    Raises ``ArgumentStreamError`` (with ``pos``, ``line``, ``col``) at the
+    first character that proves the input invalid; ``finish()`` raises
+    ``IncompleteJSONError`` when the root value is not complete. Errors are
+    sticky. The fragments decoded from a chunk before its error are on the
+    exception's ``fragments`` attribute.
+    """
+    cdef Tokenizer _tok
+    cdef FragmentBuilder _builder
+
+    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace"):
+        self._tok = Tokenizer(max_depth, surrogates)
+        self._builder = FragmentBuilder(flat)
+
+    def push(self, chunk):
+        """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended."""
+        cdef list out = []
+        if self._tok.error is not None:
+            raise self._tok.error.with_traceback(None)
+        self._builder.out = out
+        try:
+            _feed_any(self._tok, chunk, self._builder)
+        except ArgumentStreamError as exc:
+            exc.fragments = out
+            raise
+        return out
+
+    def finish(self):
+        """Signal the end of input; return what only the end completes (a bare root number)."""
+        cdef list out = []
+        self._builder.out = out
+        self._tok.end(self._builder)
+        return out
+
+    @property
+    def done(self):
+        """The root value is complete."""
+        return self._tok.state == ST_END
+
+    @property
+    def position(self):
+        """Characters (str input) or bytes (bytes input) consumed so far."""
+        return self._tok.pos
+
+    @property
+    def flat(self):
+        return self._builder.flat
+
+    @property
+    def max_depth(self):
+        return self._tok.max_depth

@@ -1,0 +1,37 @@
+"""Exceptions raised by both cores (pure module, shared like simplejson's)."""
+
+from __future__ import annotations
+
+__all__ = ["ArgumentStreamError", "IncompleteJSONError"]
+
+
+class ArgumentStreamError(ValueError):
+    """Invalid argument JSON, found at the first character (or byte) that proves it.
+
+    ``pos`` is an absolute offset in the stream, in the unit of the input
+    (characters for ``str`` chunks, bytes for bytes chunks); ``line`` and ``col``
+    are 1-based, counted as :class:`json.JSONDecodeError` counts them.
+    """
+
+    msg: str
+    pos: int
+    line: int
+    col: int
+    #: the fragments that the failing chunk decoded before the error (still valid)
+    fragments: list = []  # noqa: RUF012 - read-only default, replaced per instance
+
+    def __init__(self, msg: str, pos: int, line: int = 1, col: int | None = None) -> None:
+        if col is None:
+            col = pos + 1
+        super().__init__(f"{msg}: line {line} column {col} (char {pos})")
+        self.msg = msg
+        self.pos = pos
+        self.line = line
+        self.col = col
+
+    def __reduce__(self):  # keep the fields through pickling (multiprocessing, caches)
+        return type(self), (self.msg, self.pos, self.line, self.col)
+
+
+class IncompleteJSONError(ArgumentStreamError):
+    """The input ended (``finish()``) before the root value was complete."""

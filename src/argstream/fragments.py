@@ -1,0 +1,50 @@
+"""The fragment value types of RFD 043, and the nested <-> flat conversions.
+
+Every value, at every depth, streams as fragments that end with its own
+``Done``; ``ObjectEntry`` / ``ArrayItem`` wrap the inner fragment once per
+nesting level. With the compiled backend the four hot types are extension
+types with the same fields, equality, hashing, ``repr`` and ``__match_args__``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from ._backend import ArrayItem, ObjectEntry, Scalar, String
+from ._fragments_py import DONE, Done, Empty
+
+__all__ = [
+    "Scalar", "String", "ArrayItem", "ObjectEntry", "Empty", "Done", "DONE",
+    "Fragment", "Leaf", "Path", "flatten", "nest",
+]
+
+Fragment = Union[Scalar, String, ArrayItem, ObjectEntry, Empty, Done]
+Leaf = Union[Scalar, String, Empty, Done]
+Path = tuple[Union[str, int], ...]
+
+
+def flatten(fragment: Any) -> tuple[Path, Any]:
+    """Turn a nested fragment into ``(path, leaf)``: the keys and indexes from the root, and the leaf."""
+    path: list[str | int] = []
+    while True:
+        cls = type(fragment)
+        if cls is ObjectEntry:
+            path.append(fragment.key)
+        elif cls is ArrayItem:
+            path.append(fragment.index)
+        else:
+            return tuple(path), fragment
+        fragment = fragment.value
+
+
+def nest(path: Path, leaf: Any) -> Any:
+    """Inverse of :func:`flatten`: wrap ``leaf`` in one entry or item per path element."""
+    fragment = leaf
+    for step in reversed(path):
+        if isinstance(step, str):
+            fragment = ObjectEntry(step, fragment)
+        elif isinstance(step, int) and not isinstance(step, bool):
+            fragment = ArrayItem(step, fragment)
+        else:
+            raise TypeError(f"path elements are str keys or int indexes, not {step!r}")
+    return fragment
