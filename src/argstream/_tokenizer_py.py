@@ -202,7 +202,7 @@ class Tokenizer:
         """Tokenize one chunk (``str``, or bytes-like UTF-8), reporting to ``sink``."""
         if self.error is not None:
             self.raise_sticky()
-        if isinstance(chunk, str):
+        if type(chunk) is str or isinstance(chunk, str):
             utf8 = False
             text = chunk
         elif isinstance(chunk, (bytes, bytearray, memoryview)):
@@ -351,8 +351,17 @@ class Tokenizer:
     def _string(self, text: str, i: int, base: int, utf8: bool, sink: Sink) -> int:
         """Decode string data from ``i``; return where the string (or the chunk) ends."""
         n = len(text)
-        out: list[str] = []
         is_key = self.state == ST_KEY_STRING
+        if not (utf8 or self.esc or self.high):
+            m = _PLAIN.match(text, i)
+            if m is not None and m.end() == n:  # the common case: plain text to the chunk's end
+                data = text[i:] if i else text
+                if is_key:
+                    self.key_parts.append(data)
+                else:
+                    sink.on_string_data(data)
+                return n
+        out: list[str] = []
         while i < n:
             if self.esc:
                 i = self._escape(text, i, base, out)
@@ -523,6 +532,36 @@ class Tokenizer:
         return i
 
 
+def _maker(cls: Any, *fields: str) -> Any:
+    """A fast constructor for a frozen slotted dataclass, or ``cls`` itself (compiled types are fast already).
+
+    Setting the slots directly skips the frozen ``__setattr__`` guard that makes a frozen
+    dataclass's ``__init__`` cost about a microsecond; the object is the same as ``cls(...)``'s.
+    """
+    setters = [getattr(cls.__dict__.get(f), "__set__", None) for f in fields]
+    if not all(type(cls.__dict__.get(f)).__name__ == "member_descriptor" for f in fields):
+        return cls
+    new = object.__new__
+    if len(setters) == 1:
+        (set0,) = setters
+
+        def make1(a: Any) -> Any:
+            obj = new(cls)
+            set0(obj, a)
+            return obj
+
+        return make1
+    set0, set1 = setters
+
+    def make2(a: Any, b: Any) -> Any:
+        obj = new(cls)
+        set0(obj, a)
+        set1(obj, b)
+        return obj
+
+    return make2
+
+
 class FragmentBuilder(Sink):
     """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat)."""
 
@@ -535,10 +574,10 @@ class FragmentBuilder(Sink):
         self.kinds: list[int] = []
         self.string_empty = False
         self.path_tuple: tuple | None = ()
-        self._Scalar = Scalar
-        self._String = String
-        self._ObjectEntry = ObjectEntry
-        self._ArrayItem = ArrayItem
+        self._Scalar = _maker(Scalar, "value")
+        self._String = _maker(String, "text")
+        self._ObjectEntry = _maker(ObjectEntry, "key", "value")
+        self._ArrayItem = _maker(ArrayItem, "index", "value")
 
     def emit(self, leaf: Any) -> None:
         if self.flat:
@@ -601,7 +640,11 @@ class FragmentBuilder(Sink):
 
     def on_string_data(self, text: str) -> None:
         self.string_empty = False
-        self.emit(self._String(text))
+        path = self.path
+        if len(path) == 1 and not self.flat and self.kinds[0] == CT_OBJECT:  # a top-level argument
+            self.out.append(self._ObjectEntry(path[0], self._String(text)))
+        else:
+            self.emit(self._String(text))
 
     def on_end_string(self) -> None:
         if self.string_empty:
@@ -637,6 +680,12 @@ class IncrementalArgParser:
             tok.raise_sticky()
         builder = self._builder
         builder.out = out = []
+        if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
+            m = _PLAIN.match(chunk)
+            if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
+                tok.pos += len(chunk)
+                builder.on_string_data(chunk)
+                return out
         try:
             tok.push(chunk, builder)
         except ArgumentStreamError as exc:
