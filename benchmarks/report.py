@@ -1,0 +1,213 @@
+"""Print the ratios the project reports, from a pytest-benchmark JSON file or from a fresh run.
+
+    python benchmarks/report.py results.json          # read a saved --benchmark-json file
+    python benchmarks/report.py                       # run just the cases the ratios need, then report
+    python benchmarks/report.py --full                # run the whole suite (slow), then report
+    python benchmarks/report.py --save out.json -- --benchmark-min-rounds=3   # extra pytest args after --
+
+Ratios (the targets are for the compiled core; the same ratios for argstream-python, marked [py],
+are shown as information):
+
+(a) W1 100K, 32-char chunks: argstream-cython / str.find-floor (<= 3x) and
+    jiter-reparse / argstream-cython (>= 100x)
+(b) argstream-cython at 32-char chunks: W1 1 MB / W1 100K (<= 12x; the sizes differ 10x)
+(c) one push of the whole 1 MB W1: argstream-cython / orjson.loads (<= 2x)
+(d) axio / argstream-python on W1 chunks (>= 2x), every W1 corpus and chunk size measured
+
+Two information rows split (a): the C API from a Cython consumer against the floor, and the Python
+API (fragment objects, one call per chunk) against the C API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import operator
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+# Enough for every ratio (a)-(d), without the rest of the matrix.
+RATIO_SELECTION = (
+    "(W1-100K-c32 and (argstream-cython or argstream-python or argstream-capi or floor or jiter or axio))"
+    " or (W1-1M-c32 and (argstream-cython or argstream-python))"
+    " or (test_whole and (argstream-cython or argstream-python or orjson.loads))"
+    " or (W1 and (axio or argstream-python) and not bytes)"
+)
+# The modules whose cases the ratios come from (other bench_*.py files may reuse impl names).
+OWN_MODULES = ("bench_core.py", "bench_capi.py")
+# CPU time of the benchmarking process: other processes on a shared machine barely move it.
+DEFAULT_PYTEST_ARGS = ("--benchmark-min-rounds=5", "--benchmark-max-time=0.5", "--benchmark-timer=time.process_time")
+
+
+def run_suite(json_path: Path, full: bool, extra: list[str]) -> None:
+    """Run pytest on benchmarks/ writing ``json_path``; the pure twin if the core does not import."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+    if "ARGSTREAM_PURE" not in env:
+        probe = subprocess.run(
+            [sys.executable, "-c", "import argstream._tokenizer"], env=env, capture_output=True, cwd=ROOT
+        )
+        if probe.returncode:
+            print("report: the compiled core does not import; running with ARGSTREAM_PURE=1", file=sys.stderr)
+            env["ARGSTREAM_PURE"] = "1"
+    targets = [str(HERE)] if full else [str(HERE / m) for m in OWN_MODULES]
+    cmd = [sys.executable, "-m", "pytest", *targets, "-q", f"--benchmark-json={json_path}"]
+    if not full:
+        cmd += ["-k", RATIO_SELECTION]
+    cmd += extra or list(DEFAULT_PYTEST_ARGS)
+    print("report: " + " ".join(cmd), file=sys.stderr)
+    proc = subprocess.run(cmd, env=env, cwd=ROOT)
+    if proc.returncode not in (0, 5) or not json_path.exists():
+        sys.exit(f"report: pytest failed (exit {proc.returncode})")
+
+
+def load(json_path: Path, stat: str) -> tuple[dict, dict]:
+    """``{(corpus, chunk, impl): seconds}`` (chunk ``None`` for the whole-document group), and machine info."""
+    doc = json.loads(json_path.read_text())
+    times = {}
+    timers = sorted({str(b.get("options", {}).get("timer", "?")) for b in doc["benchmarks"]})
+    machine = dict(doc.get("machine_info", {}), benchmark_timer=", ".join(timers))
+    for b in doc["benchmarks"]:
+        info = b.get("extra_info", {})
+        module = Path(b.get("fullname", "").split("::")[0]).name
+        if module not in OWN_MODULES or "impl" not in info:
+            continue
+        key = (info.get("corpus"), info.get("chunk") if b.get("group") != "W1 1MB whole" else None, info["impl"])
+        times[key] = b["stats"][stat]
+    return times, machine
+
+
+def fmt_time(t: float | None) -> str:
+    if t is None:
+        return "-"
+    t = float(f"{t:.3g}")  # round first, so 0.9997 ms prints as 1 ms
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if t >= scale:
+            return f"{t / scale:.3g} {unit}"
+    return f"{t / 1e-9:.3g} ns"
+
+
+def report(times: dict, machine: dict, stat: str) -> int:
+    """Print the table; return the number of targets missed by the compiled core."""
+    info = machine.get("argstream_bench", {})
+    timer = machine.get("benchmark_timer", "?")
+    has_c = any(k[2].startswith("argstream-cython") for k in times)
+    print(
+        f"argstream {info.get('argstream', '?')} (backend in use: {info.get('argstream_backend', '?')}): "
+        f"cython core {'measured' if has_c else 'NOT measured'}; "
+        f"jiter {info.get('jiter', '?')}, orjson {info.get('orjson', '?')}, ijson {info.get('ijson', '?')} "
+        f"({info.get('ijson_backend', '?')}), axio {info.get('axio', '?')}; stat: {stat}; "
+        f"python {machine.get('python_version', '?')}; timer: {timer}"
+    )
+    frag = info.get("fragment_types", "?")
+    print(
+        f"argstream-python builds fragments from {frag} "
+        f"({'pure dataclasses, as a pure install does' if frag.endswith('_py') else 'the compiled types'})"
+    )
+    rows: list[tuple[str, float | None, float | None, str, float | None]] = []
+
+    def add(label: str, num: tuple, den: tuple, op: str = "", target: float | None = None) -> None:
+        rows.append((label, times.get(num), times.get(den), op, target))
+
+    for backend in ("cython", "python"):
+        ours = f"argstream-{backend}"
+        tag = "" if backend == "cython" else " [py]"
+        add(f"(a) W1-100K c32: {ours} / str.find-floor{tag}",
+            ("W1-100K", 32, ours), ("W1-100K", 32, "str.find-floor"), "<=", 3)
+        add(f"(a) W1-100K c32: jiter-reparse / {ours}{tag}",
+            ("W1-100K", 32, "jiter-reparse"), ("W1-100K", 32, ours), ">=", 100)
+        add(f"(b) c32 {ours}: W1-1M / W1-100K{tag}", ("W1-1M", 32, ours), ("W1-100K", 32, ours), "<=", 12)
+        add(f"(c) 1MB whole: {ours} / orjson.loads{tag}",
+            ("W1-1M", None, ours), ("W1-1M", None, "orjson.loads"), "<=", 2)
+    for name, n, impl in sorted(k for k in times if k[2] == "axio"):
+        add(f"(d) {name} c{n}: axio / argstream-python", (name, n, "axio"), (name, n, "argstream-python"), ">=", 2)
+    add("(info) W1-100K c32: argstream-capi / str.find-floor",
+        ("W1-100K", 32, "argstream-capi"), ("W1-100K", 32, "str.find-floor"))
+    add("(info) W1-100K c32: argstream-cython / argstream-capi",
+        ("W1-100K", 32, "argstream-cython"), ("W1-100K", 32, "argstream-capi"))
+
+    missed = 0
+    width = max(len(r[0]) for r in rows)
+    print(f"{'ratio':<{width}}  {'numerator':>10}  {'denominator':>11}  {'ratio':>8}  {'target':>8}  verdict")
+    for label, num, den, op, target in rows:
+        goal = f"{op} {target:g}" if target is not None else "-"
+        if num is None or den is None:
+            print(f"{label:<{width}}  {fmt_time(num):>10}  {fmt_time(den):>11}  {'n/a':>8}  {goal:>8}  not measured")
+            continue
+        ratio = num / den
+        if target is None:
+            verdict = ""
+        else:
+            ok = (operator.le if op == "<=" else operator.ge)(ratio, target)
+            informational = "[py]" in label
+            verdict = ("ok" if ok else "MISSED") + (" (pure twin: information only)" if informational else "")
+            if not ok and not informational:
+                missed += 1
+        print(f"{label:<{width}}  {fmt_time(num):>10}  {fmt_time(den):>11}  {ratio:>7.3g}x  {goal:>8}  {verdict}")
+
+    # Per-chunk cost of the streaming parsers, for context.
+    print()
+    print("per-chunk cost (time / number of chunks), W1-100K and W3:")
+    for name, units in (("W1-100K", "W1"), ("W3", "W3")):
+        for impl in ("argstream-capi", "argstream-cython", "argstream-python", "str.find-floor"):
+            cells = []
+            for (c, n, i), t in sorted(times.items(), key=lambda kv: (kv[0][1] or 0)):
+                if c == name and i == impl and n:
+                    nchunks = _nchunks(c, n)
+                    if nchunks:
+                        cells.append(f"c{n}: {fmt_time(t / nchunks)}")
+            if cells:
+                print(f"  {name:<8} {impl:<17} " + ", ".join(cells))
+    return missed
+
+
+_SIZES: dict[str, int] = {}
+
+
+def _nchunks(corpus_name: str, n: int) -> int:
+    """Number of ``n``-char chunks of a corpus (its text length comes from data.py)."""
+    if corpus_name not in _SIZES:
+        sys.path.insert(0, str(HERE))
+        try:
+            import data
+
+            _SIZES[corpus_name] = len(data.corpus(corpus_name).text)
+        except Exception:  # noqa: BLE001 - context only
+            _SIZES[corpus_name] = 0
+    return -(-_SIZES[corpus_name] // n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1 :]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("json", nargs="?", type=Path, help="a pytest-benchmark --benchmark-json file (else run pytest)")
+    ap.add_argument("--full", action="store_true", help="run the whole suite, not just the ratio cases")
+    ap.add_argument("--save", type=Path, help="where to keep the JSON of a fresh run")
+    ap.add_argument(
+        "--stat", default="min", choices=("min", "median", "mean"), help="default: min, least disturbed by load"
+    )
+    ap.add_argument("--strict", action="store_true", help="exit 1 when the compiled core misses a target")
+    args = ap.parse_args(argv)
+    if args.json is not None:
+        json_path = args.json
+    else:
+        json_path = args.save or Path(tempfile.mkdtemp(prefix="argstream-bench-")) / "bench.json"
+        run_suite(json_path, args.full, extra)
+        print(f"report: results in {json_path}", file=sys.stderr)
+    times, machine = load(json_path, args.stat)
+    missed = report(times, machine, args.stat)
+    return 1 if (args.strict and missed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
