@@ -420,8 +420,11 @@ cdef inline int _flush_high(Tokenizer t) except -1:
     return 0
 
 
-cdef int _escape_char(Tokenizer t, uint32_t c, Py_ssize_t pos) except -1:
-    """Advance the escape sequence by one character (``buf`` already holds everything before it)."""
+cdef int _escape_char(Tokenizer t, uint32_t c) except -1:
+    """Advance the escape sequence by one character (``buf`` already holds everything before it).
+
+    Returns 0, or the error code when ``c`` cannot continue the escape (the caller raises).
+    """
     cdef uint32_t decoded, unit
     cdef int esc = t.esc
     if esc == 1:
@@ -431,14 +434,14 @@ cdef int _escape_char(Tokenizer t, uint32_t c, Py_ssize_t pos) except -1:
             return 0
         decoded = SIMPLE_ESC[c] if c < 256 else 0
         if decoded == 0:
-            _fail(t, ERR_INVALID_ESCAPE, pos)
+            return ERR_INVALID_ESCAPE
         if t.high:
             _flush_high(t)
         _buf_put(t, decoded - 1)
         t.esc = 0
         return 0
     if c >= 256 or HEXVAL[c] == 0:
-        _fail(t, ERR_INVALID_UNICODE_ESCAPE, pos)
+        return ERR_INVALID_UNICODE_ESCAPE
     t.code = t.code * 16 + (HEXVAL[c] - 1)
     if esc < 5:
         t.esc = esc + 1
@@ -460,13 +463,24 @@ cdef int _escape_char(Tokenizer t, uint32_t c, Py_ssize_t pos) except -1:
     return 0
 
 
+cdef int _string_error(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize_t end, bint utf8, Sink sink,
+                       int code, Py_ssize_t pos) except -1:
+    """Hand out the value text this chunk decoded before the error, then raise it."""
+    cdef object text
+    if t.state == ST_STRING:
+        text = _take_text(t, data, seg, end, utf8)
+        if text is not None:
+            sink.on_string_data(text)
+    return _fail(t, code, pos)
+
+
 cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_t n, Py_ssize_t base,
                         bint utf8, Sink sink) except -1:
     """Decode string data from ``i``; return where the string (or the chunk) ends."""
     cdef bint is_key = t.state == ST_KEY_STRING
     cdef Py_ssize_t seg = -1, j, k
     cdef uint32_t c, lead
-    cdef int need
+    cdef int need, err
     cdef object text
     if char_t is uint8_t:
         if t.tail_len:  # complete the UTF-8 sequence the previous chunk cut
@@ -483,7 +497,9 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
             t.tail_len = 0
     while i < n:
         if t.esc:
-            _escape_char(t, data[i], base + i)
+            err = _escape_char(t, data[i])
+            if err:
+                _string_error(t, data, -1, 0, utf8, sink, err, base + i)
             i += 1
             continue
         j = i
@@ -510,7 +526,7 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
             if utf8 and c >= 0x80:
                 need = _utf8_len(c)
                 if need == 0:
-                    _fail(t, ERR_UTF8, base + i)
+                    _string_error(t, data, seg, i, utf8, sink, ERR_UTF8, base + i)
                 if t.high:
                     _flush_high(t)
                 for k in range(1, need):
@@ -529,7 +545,7 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
                         memcpy(t.tail, data + i, n - i)
                         return n
                     if not _utf8_ok(c, <int>k, data[i + k]):
-                        _fail(t, ERR_UTF8, base + i)
+                        _string_error(t, data, seg, i, utf8, sink, ERR_UTF8, base + i)
                 if seg < 0:
                     seg = i
                 i += need
@@ -555,7 +571,7 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
                 sink.on_end_string()
                 t.state = ST_AFTER_VALUE if t.depth else ST_END
             return i + 1
-        _fail(t, ERR_CONTROL_CHAR, base + i)
+        _string_error(t, data, seg, i, utf8, sink, ERR_CONTROL_CHAR, base + i)
     if is_key:
         _materialize(t, data, seg, i, utf8)
     else:
@@ -907,7 +923,7 @@ cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
     if isinstance(chunk, (bytes, bytearray, memoryview)):
         try:
             view = chunk
-        except (ValueError, TypeError):  # not C-contiguous or not bytes-formatted
+        except (ValueError, TypeError, BufferError):  # not C-contiguous or not bytes-formatted
             view = bytes(chunk)
         if view.shape[0] == 0:
             return t.feed(NULL, 0, sink)

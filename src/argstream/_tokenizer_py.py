@@ -362,6 +362,16 @@ class Tokenizer:
                     sink.on_string_data(data)
                 return n
         out: list[str] = []
+        try:
+            return self._string_loop(text, i, base, utf8, sink, is_key, out)
+        except ArgumentStreamError:
+            data = "".join(out)
+            if data and not is_key:  # hand out what this chunk decoded before the error
+                sink.on_string_data(data)
+            raise
+
+    def _string_loop(self, text: str, i: int, base: int, utf8: bool, sink: Sink, is_key: bool, out: list[str]) -> int:
+        n = len(text)
         while i < n:
             if self.esc:
                 i = self._escape(text, i, base, out)
@@ -463,6 +473,7 @@ class Tokenizer:
         try:
             decoded, used = _utf8_decode(data, "strict", False)
         except UnicodeDecodeError as exc:
+            out.append(data[: exc.start].decode("utf-8"))  # the valid text before the bad sequence
             raise self._fail(ERR_UTF8, pos + exc.start) from None
         out.append(decoded)
         tail = data[used:]

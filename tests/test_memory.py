@@ -1,0 +1,88 @@
+"""Memory held by a parser does not grow with the input (tracemalloc; no timings)."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from typing import Iterator
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+MB = 1 << 20
+CHUNK = 64 * 1024
+GROWTH_LIMIT = 1 * MB
+# Small objects allocate per token, and tracemalloc traces every allocation: smaller volumes, tighter
+# bound (a leak of even a few bytes per object would exceed it).
+OBJECTS_LIMIT = 256 * 1024
+
+
+def windows(unit, total: int) -> Iterator[object]:
+    """``total`` bytes of an endless repetition of ``unit``, in consecutive 64 KB chunks (made on the fly)."""
+    period = unit * (CHUNK // len(unit) + 2)
+    off = sent = 0
+    while sent < total:
+        yield period[off : off + CHUNK]
+        off = (off + CHUNK) % len(unit)
+        sent += CHUNK
+
+
+def string_chunks(total: int, as_bytes: bool) -> tuple[object, Iterator[object]]:
+    """One string value streamed in 64 KB chunks; escapes, surrogate pairs and UTF-8 straddle the cuts."""
+    pattern = "x" * 9973 + 'é€😀\\u00e9\\ud83d\\ude00\\n\\"'
+    if as_bytes:
+        return b'{"content": "', windows(pattern.encode(), total)
+    return '{"content": "', windows(pattern, total)
+
+
+def object_chunks(total: int) -> tuple[str, Iterator[str]]:
+    """An array of many small objects, in 64 KB chunks cut anywhere."""
+    item = '{"id": 12345, "name": "' + "n" * 60 + '", "tags": [1, "a", null], "ok": true, "x": -1.5e3},'
+    return "[", windows(item, total)
+
+
+def growth(make_parser, head, chunks, warmup: int = 4, **kwargs) -> int:
+    """Traced memory after all ``chunks`` minus after the warm-up, returned fragments discarded."""
+    p = make_parser(**kwargs)
+    p.push(head)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(warmup):
+            p.push(next(chunks))
+        gc.collect()
+        base = tracemalloc.get_traced_memory()[0]
+        n = 0
+        for chunk in chunks:
+            p.push(chunk)
+            n += 1
+        gc.collect()
+        end = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert n > 0
+    assert not p.done
+    return end - base
+
+
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["str", "bytes"])
+def test_long_string_does_not_grow(make_parser, as_bytes):
+    head, chunks = string_chunks(50 * MB, as_bytes)
+    assert growth(make_parser, head, chunks) < GROWTH_LIMIT
+
+
+def test_long_string_flat_does_not_grow(make_parser):
+    head, chunks = string_chunks(50 * MB, True)
+    assert growth(make_parser, head, chunks, flat=True) < GROWTH_LIMIT
+
+
+def test_many_small_objects_do_not_grow(make_parser, backend):
+    # the pure twin walks these a character at a time, and tracing slows every allocation several times
+    head, chunks = object_chunks(8 * MB if backend == "cython" else 1 * MB)
+    assert growth(make_parser, head, chunks) < OBJECTS_LIMIT
+
+
+def test_many_small_objects_flat_do_not_grow(make_parser, backend):
+    head, chunks = object_chunks(4 * MB if backend == "cython" else MB)
+    assert growth(make_parser, head, chunks, flat=True) < OBJECTS_LIMIT
