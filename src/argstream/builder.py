@@ -1,0 +1,275 @@
+"""``EventBuilder``: streaming parts in, persisted ``ConversationEvent``s out (RFD 012, RFD 043).
+
+Per index it keeps one buffer, chosen by the first part that arrives:
+
+- ``Message`` / ``Reasoning``: text appended; flushed as ``ChatMessage`` / ``ChatReasoning``.
+- ``Structured``: parsed and aggregated as it arrives; flushed as ``ChatStructured(data)``.
+- ``ToolCall(ToolCallStart)``: the call's id and name; the first non-empty value of each wins.
+- ``ToolCall(ArgumentChunk)``: parsed and aggregated as it arrives, its fragments returned at
+  once as ``ToolCallArgumentProgress``; flushed as ``ToolCallRequest(id, name, arguments)``.
+
+Argument text is parsed once, chunk by chunk, by one ``IncrementalArgParser`` per call; a
+``FragmentAggregator`` builds the value as it goes, so the flush only closes the parser: the
+text is never kept nor parsed again. Part and flush metadata merge (later keys win) into the
+flushed event's metadata.
+
+Arguments that never arrive (no chunk, or only whitespace) flush as ``{}``. Invalid argument
+JSON, or a value that is not an object, flushes with ``arguments={}`` and ``error`` holding the
+``ArgumentStreamError`` (message and position); text that ends before its value does flushes
+with an ``IncompleteJSONError``. Buffers still open when the response finishes are never
+reported as complete: :meth:`EventBuilder.handle_finished` returns them marked incomplete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Union
+
+from .aggregate import FragmentAggregator
+from .errors import ArgumentStreamError, IncompleteJSONError
+from .events import (
+    ArgumentChunk,
+    ChatMessage,
+    ChatReasoning,
+    ChatStructured,
+    ConversationEvent,
+    Event,
+    Finished,
+    Flush,
+    Message,
+    Part,
+    Reasoning,
+    Structured,
+    ToolCall,
+    ToolCallArgumentProgress,
+    ToolCallRequest,
+    ToolCallStart,
+)
+from .parser import IncrementalArgParser
+
+__all__ = ["EventBuilder", "INCOMPLETE"]
+
+INCOMPLETE = "incomplete"
+"""Metadata key set to ``True`` on events that :meth:`EventBuilder.handle_finished` returns."""
+
+_NO_METADATA: Mapping[str, Any] = {}
+
+
+class _Text:
+    __slots__ = ("cls", "pieces", "metadata")
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls  # Message or Reasoning
+        self.pieces: list[str] = []
+        self.metadata: dict[str, Any] = {}
+
+
+class _Json:
+    """A JSON value streaming as chunks: tool call arguments or structured output."""
+
+    __slots__ = ("tool", "id", "name", "parser", "aggregator", "error", "seen", "metadata")
+
+    def __init__(self, tool: bool, parser: Any) -> None:
+        self.tool = tool
+        self.id = ""
+        self.name = ""
+        self.parser = parser
+        self.aggregator = FragmentAggregator()
+        self.error: ArgumentStreamError | None = None
+        self.seen = False  # a non-whitespace character arrived
+        self.metadata: dict[str, Any] = {}
+
+    def push(self, text: str) -> list[Any]:
+        """Parse one chunk; return its fragments (those before an error too)."""
+        if self.error is not None or not text:
+            return []
+        if not self.seen and not text.isspace():
+            self.seen = True
+        try:
+            fragments = self.parser.push(text)
+        except ArgumentStreamError as exc:
+            self.error = exc
+            fragments = getattr(exc, "fragments", None) or []
+        push = self.aggregator.push
+        for fragment in fragments:
+            push(fragment)
+        return fragments
+
+    def close(self) -> Any:
+        """End of input: the value, or ``{}`` / ``None`` when nothing arrived or ``error`` is set."""
+        empty = {} if self.tool else None
+        if self.error is None and not self.seen:
+            return empty
+        if self.error is None and not self.aggregator.done:
+            try:
+                for fragment in self.parser.finish():
+                    self.aggregator.push(fragment)
+            except ArgumentStreamError as exc:
+                self.error = exc
+        if self.error is not None:
+            return empty
+        value = self.aggregator.value
+        if self.tool and type(value) is not dict:
+            self.error = ArgumentStreamError(f"tool arguments must be a JSON object, not {_json_type(value)}", 0)
+            return empty
+        return value
+
+    def event_kind(self) -> ToolCallRequest | ChatStructured:
+        value = self.close()
+        if self.tool:
+            return ToolCallRequest(self.id, self.name, value, self.error)
+        return ChatStructured(value, self.error)
+
+
+_Buffer = Union[_Text, _Json]
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return "a boolean" if isinstance(value, bool) else "a number"
+
+
+class EventBuilder:
+    """Accumulates parts per index and flushes them into ``ConversationEvent``s (see the module doc).
+
+    ``parser_factory`` makes the parser for each tool call and structured value (default:
+    ``IncrementalArgParser``, the compiled core when available).
+    """
+
+    __slots__ = ("_buffers", "_parser_factory")
+
+    def __init__(self, *, parser_factory: Callable[[], Any] = IncrementalArgParser) -> None:
+        self._buffers: dict[int, _Buffer] = {}
+        self._parser_factory = parser_factory
+
+    def handle_part(
+        self, index: int, part: Any, metadata: Mapping[str, Any] = _NO_METADATA
+    ) -> list[ToolCallArgumentProgress]:
+        """Buffer one part; return the argument progress it produced (empty unless it is an ``ArgumentChunk``).
+
+        Raises:
+            TypeError: ``part`` is not an event part, or its kind differs from the index's buffer.
+        """
+        buffer = self._buffers.get(index)
+        cls = type(part)
+        if cls is ToolCall:
+            if buffer is None:
+                buffer = self._buffers[index] = _Json(True, self._parser_factory())
+            elif type(buffer) is not _Json or not buffer.tool:
+                raise _mismatch(index, buffer, part)
+            if metadata:
+                buffer.metadata.update(metadata)
+            inner = part.part
+            if type(inner) is ArgumentChunk:
+                fragments = buffer.push(inner.text)
+                if not fragments:
+                    return []
+                call_id, name = buffer.id, buffer.name
+                return [ToolCallArgumentProgress(call_id, name, f) for f in fragments]
+            if type(inner) is ToolCallStart:
+                if not buffer.id and inner.id:
+                    buffer.id = inner.id
+                if not buffer.name and inner.name:
+                    buffer.name = inner.name
+                return []
+            raise TypeError(f"not a tool call part: {inner!r}")
+        if cls is Message or cls is Reasoning:
+            if buffer is None:
+                buffer = self._buffers[index] = _Text(cls)
+            elif type(buffer) is not _Text or buffer.cls is not cls:
+                raise _mismatch(index, buffer, part)
+            if part.text:
+                buffer.pieces.append(part.text)
+        elif cls is Structured:
+            if buffer is None:
+                buffer = self._buffers[index] = _Json(False, self._parser_factory())
+            elif type(buffer) is not _Json or buffer.tool:
+                raise _mismatch(index, buffer, part)
+            buffer.push(part.chunk)
+        else:
+            raise TypeError(f"not an event part: {part!r}")
+        if metadata:
+            buffer.metadata.update(metadata)
+        return []
+
+    def handle_flush(self, index: int, metadata: Mapping[str, Any] = _NO_METADATA) -> ConversationEvent | None:
+        """Close ``index`` and return its event; ``None`` when no part arrived for it."""
+        buffer = self._buffers.pop(index, None)
+        if buffer is None:
+            return None
+        if metadata:
+            buffer.metadata.update(metadata)
+        return _event(buffer)
+
+    def handle_finished(self, finished: Finished | None = None) -> list[ConversationEvent]:
+        """The response ended: return the buffers never flushed, marked ``metadata["incomplete"]``, and reset.
+
+        ``finished`` (the ``Finished`` event) is optional: the result does not depend on its reason.
+
+        Tool calls among them carry an ``IncompleteJSONError`` even when their text happened to
+        be a whole value: a call whose stream was cut off is never reported as complete.
+        """
+        out = []
+        for buffer in self._buffers.values():
+            if type(buffer) is _Json and buffer.error is None:
+                buffer.close()
+                if buffer.error is None:
+                    buffer.error = IncompleteJSONError("the stream ended before this value was flushed",
+                                                       buffer.parser.position)
+            buffer.metadata[INCOMPLETE] = True
+            out.append(_event(buffer))
+        self._buffers.clear()
+        return out
+
+    def handle(
+        self, event: Event
+    ) -> list[ToolCallArgumentProgress] | ConversationEvent | list[ConversationEvent] | None:
+        """Dispatch one event: a ``Part`` returns progress, a ``Flush`` its event (or ``None``),
+        a ``Finished`` the unflushed leftovers (see :meth:`handle_finished`)."""
+        cls = type(event)
+        if cls is Part:
+            return self.handle_part(event.index, event.part, event.metadata)
+        if cls is Flush:
+            return self.handle_flush(event.index, event.metadata)
+        if cls is Finished:
+            return self.handle_finished(event)
+        raise TypeError(f"not an event: {event!r}")
+
+    def pending(self) -> list[int]:
+        """Indexes with buffered parts not flushed yet."""
+        return list(self._buffers)
+
+    def tool_call(self, index: int) -> tuple[str, str] | None:
+        """``(id, name)`` of the tool call streaming at ``index``, or ``None``."""
+        buffer = self._buffers.get(index)
+        if type(buffer) is _Json and buffer.tool:
+            return buffer.id, buffer.name
+        return None
+
+    def snapshot(self, index: int) -> Any:
+        """The value so far at ``index``: text joined, or the arguments / structured value parsed so far."""
+        buffer = self._buffers.get(index)
+        if buffer is None:
+            raise KeyError(index)
+        if type(buffer) is _Text:
+            return "".join(buffer.pieces)
+        return buffer.aggregator.snapshot()
+
+
+def _event(buffer: _Buffer) -> ConversationEvent:
+    if type(buffer) is _Text:
+        text = "".join(buffer.pieces)
+        kind: Any = ChatMessage(text) if buffer.cls is Message else ChatReasoning(text)
+    else:
+        kind = buffer.event_kind()
+    return ConversationEvent(kind, metadata=buffer.metadata)
+
+
+def _mismatch(index: int, buffer: _Buffer, part: Any) -> TypeError:
+    held = buffer.cls.__name__ if type(buffer) is _Text else ("ToolCall" if buffer.tool else "Structured")
+    return TypeError(f"index {index} holds {held} parts; got {part!r}")

@@ -1,0 +1,201 @@
+"""Typed streaming events (RFD 012): what providers stream, and what the builder persists.
+
+Streaming side: ``Part`` carries one ``EventPart`` (``Message``, ``Reasoning``,
+``Structured``, ``ToolCall``) for an index, ``Flush`` closes an index,
+``Finished`` ends the response. Persisted side: ``ConversationEvent`` with a
+``ChatMessage``, ``ChatReasoning``, ``ChatStructured`` or ``ToolCallRequest``
+kind. The two hierarchies share no types, so a streaming part can never hold a
+persisted kind (``Part`` checks it at construction).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Mapping, Union
+
+if TYPE_CHECKING:
+    from .errors import ArgumentStreamError
+
+__all__ = [
+    "Message", "Reasoning", "Structured", "ToolCall", "ToolCallStart", "ArgumentChunk",
+    "EventPart", "ToolCallPart", "Part", "Flush", "Finished", "FinishReason", "Event",
+    "ChatMessage", "ChatReasoning", "ChatStructured", "ToolCallRequest", "EventKind",
+    "ConversationEvent", "ToolCallArgumentProgress",
+]
+
+
+# -- tool call parts ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """Tool call identity; when several arrive for one index, the first non-empty value of each field wins."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentChunk:
+    """A raw chunk of the tool call's argument JSON."""
+
+    text: str
+
+
+ToolCallPart = Union[ToolCallStart, ArgumentChunk]
+
+
+# -- event parts ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A chunk of assistant message text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """A chunk of reasoning / thinking text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Structured:
+    """A chunk of structured-output JSON text."""
+
+    chunk: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """Tool call streaming data."""
+
+    part: ToolCallPart
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.part, (ToolCallStart, ArgumentChunk)):
+            raise TypeError(f"ToolCall holds a ToolCallStart or ArgumentChunk, not {type(self.part).__name__}")
+
+
+EventPart = Union[Message, Reasoning, Structured, ToolCall]
+_EVENT_PARTS = (Message, Reasoning, Structured, ToolCall)
+
+
+class FinishReason(enum.Enum):
+    """Why a response stream ended, uniform across providers."""
+
+    COMPLETED = "completed"
+    TOOL_USE = "tool_use"
+    MAX_TOKENS = "max_tokens"
+    REFUSAL = "refusal"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+    PAUSED = "paused"  # Anthropic pause_turn: the server wants the turn continued
+
+
+def _empty() -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Streaming data for ``index``, accumulated by the builder until ``Flush``."""
+
+    index: int
+    part: EventPart
+    metadata: Mapping[str, Any] = field(default_factory=_empty)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.part, _EVENT_PARTS):
+            raise TypeError(
+                f"Part holds a Message, Reasoning, Structured or ToolCall, not {type(self.part).__name__}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    """Flush the parts accumulated for ``index`` into one ``ConversationEvent``."""
+
+    index: int
+    metadata: Mapping[str, Any] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The response stream is finished.
+
+    ``metadata`` is usually empty; adapters put the provider's raw reason there
+    (``"stop_reason"``) and, for an error event, its payload (``"error"``).
+    """
+
+    reason: FinishReason
+    metadata: Mapping[str, Any] = field(default_factory=_empty)
+
+
+Event = Union[Part, Flush, Finished]
+
+
+# -- persisted side -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReasoning:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatStructured:
+    """Structured output. ``error`` holds the ``ArgumentStreamError`` when its JSON text was not valid."""
+
+    data: Any
+    error: ArgumentStreamError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRequest:
+    """A complete tool call. ``error`` holds the ``ArgumentStreamError`` when the argument text was not valid JSON."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    error: ArgumentStreamError | None = None
+
+
+EventKind = Union[ChatMessage, ChatReasoning, ChatStructured, ToolCallRequest]
+_EVENT_KINDS = (ChatMessage, ChatReasoning, ChatStructured, ToolCallRequest)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationEvent:
+    """A persisted event: one flushed index."""
+
+    kind: EventKind
+    timestamp: datetime = field(default_factory=_now)
+    metadata: Mapping[str, Any] = field(default_factory=_empty)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, _EVENT_KINDS):
+            raise TypeError(f"not a persisted event kind: {type(self.kind).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallArgumentProgress:
+    """Ephemeral: one argument fragment of a tool call still streaming. Never persisted."""
+
+    tool_call_id: str
+    tool_name: str
+    fragment: Any

@@ -1,0 +1,232 @@
+"""Machinery shared by the provider adapters (no SDK imported here, or anywhere in argstream's core).
+
+Field access
+    :func:`get` and :func:`get_list` read a field from a decoded wire dict or from an SDK object
+    alike (pydantic fields, then ``model_extra``, where servers' non-standard fields such as
+    ``reasoning_content`` land; other objects by attribute). :func:`fields` gives all of an
+    object's fields as one mapping, for hot paths that read several. :func:`plain` turns an SDK
+    object into plain dicts and lists (for metadata), and :func:`json_text` serialises a
+    whole-object argument value.
+
+Adapters
+    An adapter is one stream's state machine: subclass :class:`Adapter`, implement ``feed(item)``
+    (one wire item in, a list of events out) and, when the end of input means something,
+    ``end()``. It emits ``Finished`` itself when the provider's final event arrives, once per
+    response (a recording may hold several responses back to back).
+
+Drivers
+    :func:`drive` / :func:`adrive` run an adapter over a sync / async stream and keep the stream
+    contract of API.md §5: the last event is always a ``Finished``. When the input ends and the
+    last event is not a ``Finished`` (a stream cut before its final event, or an empty one), they
+    add ``Finished(ERROR)``; when iterating the input raises (the SDK's exception for an error
+    event or a dropped connection), they yield ``Finished(ERROR)`` unless the response had already
+    finished, then re-raise the exception unchanged. Unflushed parts are never flushed for the
+    adapter, so a tool call cut off mid-argument is never reported as complete.
+
+:class:`Slots` hands out stable event indexes for provider keys, and :func:`finish_reason`
+applies the uniform reason rules.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
+from typing import Any
+
+from ..events import Event, Finished, FinishReason
+
+__all__ = [
+    "Adapter", "Slots", "adrive", "drive", "fields", "finish_reason", "get", "get_list", "json_text", "plain",
+]
+
+_MISSING = object()
+
+
+def get(obj: Any, name: str, default: Any = None) -> Any:
+    """Field ``name`` of a mapping or an object; ``default`` when it is absent or ``None`` (the wire's ``null``).
+
+    Pydantic (SDK) objects are read from their fields and ``model_extra`` without attribute
+    lookups (a missing attribute costs pydantic an exception); other objects by attribute.
+    """
+    if type(obj) is dict:
+        value = obj.get(name)
+    elif obj is None:
+        return default
+    else:
+        own = getattr(obj, "__dict__", None)
+        value = _MISSING if own is None else own.get(name, _MISSING)
+        if value is _MISSING:
+            extra = getattr(obj, "__pydantic_extra__", None)
+            if extra is not None:
+                value = extra.get(name)
+            elif hasattr(type(obj), "__pydantic_fields__"):
+                value = None
+            elif isinstance(obj, Mapping):
+                value = obj.get(name)
+            else:
+                value = getattr(obj, name, None)
+    return default if value is None else value
+
+
+class _Attributes(Mapping):
+    """A read-only mapping over an object's attributes."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return getattr(self._obj, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return (n for n in dir(self._obj) if not n.startswith("_"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+_NO_FIELDS: Mapping[str, Any] = {}
+
+
+def fields(obj: Any) -> Mapping[str, Any]:
+    """All of ``obj``'s fields as one read-only mapping (values may be ``None``): a dict as it is,
+    a pydantic object's fields and ``model_extra``, other objects' attributes."""
+    if type(obj) is dict:
+        return obj
+    if obj is None:
+        return _NO_FIELDS
+    own = getattr(obj, "__dict__", None)
+    if own is not None and hasattr(type(obj), "__pydantic_fields__"):
+        extra = getattr(obj, "__pydantic_extra__", None)
+        return {**own, **extra} if extra else own
+    if isinstance(obj, Mapping):
+        return obj
+    return _Attributes(obj)
+
+
+def get_list(obj: Any, name: str) -> list[Any] | tuple[()]:
+    """Field ``name`` as a list; an empty tuple when it is absent or ``None``."""
+    value = get(obj, name)
+    return value if value else ()
+
+
+def plain(obj: Any) -> Any:
+    """``obj`` as plain JSON-like data: SDK (pydantic) objects dumped, containers copied recursively."""
+    if isinstance(obj, Mapping):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    dump = getattr(obj, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", exclude_none=True)
+    return obj
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON text for an argument object a provider sent whole (non-ASCII kept as is)."""
+    return json.dumps(plain(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def finish_reason(reason: FinishReason | None, client_tool_calls: bool) -> FinishReason:
+    """The uniform reason: ``TOOL_USE`` whenever a response that ended normally holds client tool calls.
+
+    ``reason`` is the provider's mapped reason, ``None`` when it sent none (then the response
+    counts as ``COMPLETED``). Cut-offs, refusals and errors keep their own reason.
+    """
+    if reason is None or reason is FinishReason.COMPLETED:
+        return FinishReason.TOOL_USE if client_tool_calls else FinishReason.COMPLETED
+    return reason
+
+
+class Slots:
+    """Stable event indexes for provider keys: the first key seen gets ``0``, the next ``1``, and so on."""
+
+    __slots__ = ("_map",)
+
+    def __init__(self) -> None:
+        self._map: dict[Hashable, int] = {}
+
+    def __call__(self, key: Hashable) -> int:
+        """The index for ``key``, allocated on first sight."""
+        index = self._map.get(key)
+        if index is None:
+            index = self._map[key] = len(self._map)
+        return index
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._map
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def reset(self) -> None:
+        """Forget every key (a new response starts)."""
+        self._map.clear()
+
+
+class Adapter:
+    """One stream's state: wire items (SDK objects or decoded dicts) in, events out."""
+
+    def feed(self, item: Any) -> list[Event]:
+        """Translate one wire item into events (possibly none)."""
+        raise NotImplementedError
+
+    def end(self) -> list[Event]:
+        """The input ended without an exception; return any last events. The default has none.
+
+        The driver adds ``Finished(ERROR)`` when the stream still lacks its ``Finished``.
+        """
+        return []
+
+
+def drive(adapter: Adapter, stream: Iterable[Any]) -> Iterator[Event]:
+    """Run ``adapter`` over ``stream``; the last event is always a ``Finished`` (see the module doc).
+
+    Raises:
+        whatever iterating ``stream`` raises, after yielding ``Finished(ERROR)`` (unless the
+        response had already finished); errors from the adapter itself likewise.
+    """
+    finished = False
+    try:
+        for item in stream:
+            for event in adapter.feed(item):
+                finished = type(event) is Finished
+                yield event
+        for event in adapter.end():
+            finished = type(event) is Finished
+            yield event
+    except Exception:
+        if not finished:
+            yield Finished(FinishReason.ERROR)
+        raise
+    if not finished:
+        yield Finished(FinishReason.ERROR)
+
+
+async def adrive(adapter: Adapter, stream: AsyncIterable[Any] | Iterable[Any]) -> AsyncIterator[Event]:
+    """Async twin of :func:`drive`; ``stream`` may be an async iterable or a plain iterable."""
+    finished = False
+    try:
+        if hasattr(stream, "__aiter__"):
+            async for item in stream:  # type: ignore[union-attr]
+                for event in adapter.feed(item):
+                    finished = type(event) is Finished
+                    yield event
+        else:
+            for item in stream:  # type: ignore[union-attr]
+                for event in adapter.feed(item):
+                    finished = type(event) is Finished
+                    yield event
+        for event in adapter.end():
+            finished = type(event) is Finished
+            yield event
+    except Exception:
+        if not finished:
+            yield Finished(FinishReason.ERROR)
+        raise
+    if not finished:
+        yield Finished(FinishReason.ERROR)

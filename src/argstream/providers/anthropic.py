@@ -1,0 +1,230 @@
+"""Anthropic Messages streaming (``messages.create(stream=True)``) to argstream events.
+
+Input: the SDK's raw stream events (``RawMessageStartEvent`` ...; the derived events that
+``messages.stream()`` adds, such as ``text`` and ``input_json``, are skipped) or the decoded
+wire dicts. Event indexes are the content block indexes.
+
+- ``text`` block, ``text_delta`` → ``Part(i, Message)`` (``Structured`` with ``structured=True``);
+  its citations go to the flush metadata (``"citations"``);
+- ``thinking`` block, ``thinking_delta`` → ``Part(i, Reasoning)``; ``signature_delta`` →
+  ``Part(i, Reasoning(""), {"signature": ...})``; a ``redacted_thinking`` block →
+  ``Part(i, Reasoning(""), {"redacted_thinking": data})``;
+- ``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` block →
+  ``Part(i, ToolCall(ToolCallStart(id, name)), {"block_type": ..., "caller": ...})``;
+  ``input_json_delta`` → ``Part(i, ToolCall(ArgumentChunk(partial_json)))`` (the empty first
+  one is skipped); an input given whole, with no deltas → one ``ArgumentChunk`` of its compact
+  JSON at the block's stop;
+- ``content_block_stop`` → ``Flush(i)``; content blocks inside ``message_start`` (later
+  responses of programmatic tool calling) → each as if streamed: start, whole input, stop;
+- ``message_stop`` → ``Finished(reason, {"stop_reason", "usage"})``, after flushing any block
+  the server left open; ``error`` → ``Finished(ERROR, {"error": ...})``, nothing flushed.
+
+Tool result blocks (``web_search_tool_result`` ...) and ``ping`` produce nothing. Reasons:
+``end_turn`` and ``stop_sequence`` are ``COMPLETED`` (``TOOL_USE`` when the message holds client
+``tool_use`` blocks), ``tool_use`` is ``TOOL_USE``, ``max_tokens`` and
+``model_context_window_exceeded`` are ``MAX_TOKENS``, ``refusal`` is ``REFUSAL``, ``pause_turn``
+is ``PAUSED``. A stream may hold several messages back to back: each ends with its own
+``Finished``, and a ``message_start`` that arrives before the previous ``message_stop`` ends the
+previous message with ``Finished(ERROR)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any
+
+from ..events import (
+    ArgumentChunk,
+    Event,
+    Finished,
+    FinishReason,
+    Flush,
+    Message,
+    Part,
+    Reasoning,
+    Structured,
+    ToolCall,
+    ToolCallStart,
+)
+from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_text, plain
+
+__all__ = ["AnthropicAdapter", "STOP_REASONS", "ato_events", "to_events"]
+
+STOP_REASONS: dict[str, FinishReason] = {
+    "end_turn": FinishReason.COMPLETED,
+    "stop_sequence": FinishReason.COMPLETED,
+    "tool_use": FinishReason.TOOL_USE,
+    "max_tokens": FinishReason.MAX_TOKENS,
+    "model_context_window_exceeded": FinishReason.MAX_TOKENS,
+    "refusal": FinishReason.REFUSAL,
+    "pause_turn": FinishReason.PAUSED,
+}
+
+_TEXT, _THINKING, _TOOL = range(3)
+
+
+class _Block:
+    __slots__ = ("kind", "whole_input", "streamed", "citations")
+
+    def __init__(self, kind: int) -> None:
+        self.kind = kind
+        self.whole_input: Any = None  # a tool input given whole in the block start
+        self.streamed = False  # a non-empty input_json_delta arrived
+        self.citations: list[Any] = []
+
+
+class AnthropicAdapter(Adapter):
+    """Messages stream events in, argstream events out (see the module doc)."""
+
+    def __init__(self, *, structured: bool = False) -> None:
+        self._text = Structured if structured else Message
+        self._blocks: dict[int, _Block] = {}
+        self._open = False  # a message started and has not finished
+        self._client_tools = False
+        self._stop_reason: str | None = None
+        self._usage: Any = None
+
+    def feed(self, item: Any) -> list[Event]:
+        kind = get(item, "type")
+        if kind == "content_block_delta":
+            return self._delta(item)
+        if kind == "content_block_start":
+            self._open = True
+            return self._start(get(item, "index", 0), get(item, "content_block"))
+        if kind == "content_block_stop":
+            return self._stop(get(item, "index", 0))
+        if kind == "message_start":
+            return self._message_start(get(item, "message"))
+        if kind == "message_delta":
+            delta = get(item, "delta")
+            self._stop_reason = get(delta, "stop_reason", self._stop_reason)
+            self._usage = get(item, "usage", self._usage)
+            return []
+        if kind == "message_stop":
+            return self._message_stop()
+        if kind == "error":
+            return self._finish([], FinishReason.ERROR, {"error": plain(get(item, "error", {}))})
+        return []  # ping, and the derived events of the SDK's MessageStream
+
+    def _message_start(self, message: Any) -> list[Event]:
+        out: list[Event] = []
+        if self._open:  # the previous message never stopped
+            out = self._finish([], FinishReason.ERROR, {})
+        self._open = True
+        self._stop_reason = get(message, "stop_reason")
+        self._usage = get(message, "usage")
+        for index, block in enumerate(get_list(message, "content")):
+            out += self._start(index, block)
+            out += self._stop(index)
+        return out
+
+    def _start(self, index: int, block: Any) -> list[Event]:
+        btype = get(block, "type", "")
+        if btype == "text":
+            self._blocks[index] = _Block(_TEXT)
+            text = get(block, "text")
+            citations = get_list(block, "citations")
+            if citations:
+                self._blocks[index].citations.extend(plain(citations))
+            return [Part(index, self._text(text))] if text else []
+        if btype == "thinking":
+            self._blocks[index] = _Block(_THINKING)
+            out = []
+            thinking = get(block, "thinking")
+            if thinking:
+                out.append(Part(index, Reasoning(thinking)))
+            signature = get(block, "signature")
+            if signature:
+                out.append(Part(index, Reasoning(""), {"signature": signature}))
+            return out
+        if btype == "redacted_thinking":
+            self._blocks[index] = _Block(_THINKING)
+            return [Part(index, Reasoning(""), {"redacted_thinking": get(block, "data", "")})]
+        if btype.endswith("tool_use") and get(block, "name") is not None:
+            state = self._blocks[index] = _Block(_TOOL)
+            if btype == "tool_use":
+                self._client_tools = True
+            metadata: dict[str, Any] = {"block_type": btype}
+            caller = get(block, "caller")
+            if caller is not None:
+                metadata["caller"] = plain(caller)
+            server_name = get(block, "server_name")
+            if server_name is not None:
+                metadata["server_name"] = server_name
+            state.whole_input = get(block, "input")
+            return [Part(index, ToolCall(ToolCallStart(get(block, "id", ""), get(block, "name", ""))), metadata)]
+        return []  # tool results and other blocks without streamed content
+
+    def _delta(self, item: Any) -> list[Event]:
+        index = get(item, "index", 0)
+        delta = get(item, "delta")
+        dtype = get(delta, "type")
+        if dtype == "input_json_delta":
+            text = get(delta, "partial_json", "")
+            if not text:
+                return []
+            block = self._blocks.get(index)
+            if block is not None:
+                block.streamed = True
+            return [Part(index, ToolCall(ArgumentChunk(text)))]
+        if dtype == "text_delta":
+            text = get(delta, "text", "")
+            return [Part(index, self._text(text))] if text else []
+        if dtype == "thinking_delta":
+            text = get(delta, "thinking", "")
+            return [Part(index, Reasoning(text))] if text else []
+        if dtype == "signature_delta":
+            return [Part(index, Reasoning(""), {"signature": get(delta, "signature", "")})]
+        if dtype == "citations_delta":
+            block = self._blocks.get(index)
+            if block is not None:
+                block.citations.append(plain(get(delta, "citation")))
+        return []
+
+    def _stop(self, index: int) -> list[Event]:
+        block = self._blocks.pop(index, None)
+        if block is None:
+            return []
+        out: list[Event] = []
+        if block.kind == _TOOL and not block.streamed and block.whole_input:
+            out.append(Part(index, ToolCall(ArgumentChunk(json_text(block.whole_input)))))
+        out.append(Flush(index, {"citations": block.citations} if block.citations else {}))
+        return out
+
+    def _message_stop(self) -> list[Event]:
+        out: list[Event] = []
+        for index in list(self._blocks):  # blocks the server never stopped: the message says it is over
+            out += self._stop(index)
+        mapped = STOP_REASONS.get(self._stop_reason) if self._stop_reason else None
+        metadata: dict[str, Any] = {}
+        if self._stop_reason:
+            metadata["stop_reason"] = self._stop_reason
+        if self._usage is not None:
+            metadata["usage"] = plain(self._usage)
+        return self._finish(out, finish_reason(mapped, self._client_tools), metadata)
+
+    def _finish(self, out: list[Event], reason: FinishReason, metadata: dict[str, Any]) -> list[Event]:
+        out.append(Finished(reason, metadata))
+        self._blocks.clear()
+        self._open = False
+        self._client_tools = False
+        self._stop_reason = None
+        self._usage = None
+        return out
+
+
+def to_events(stream: Iterable[Any], *, structured: bool = False) -> Iterator[Event]:
+    """Events from a Messages stream (SDK stream or decoded wire dicts).
+
+    ``structured=True``: the text is structured output (JSON, as with ``output_format``): it
+    streams as ``Structured`` parts, parsed as it arrives, and flushes as ``ChatStructured``.
+
+    Raises whatever the stream raises (after ``Finished(ERROR)``): ``APIStatusError`` for an
+    error event, ``httpx.RemoteProtocolError`` for a dropped connection.
+    """
+    return drive(AnthropicAdapter(structured=structured), stream)
+
+
+def ato_events(stream: AsyncIterable[Any] | Iterable[Any], *, structured: bool = False) -> AsyncIterator[Event]:
+    """Async twin of :func:`to_events`."""
+    return adrive(AnthropicAdapter(structured=structured), stream)

@@ -1,0 +1,138 @@
+"""Ollama ``/api/chat`` streams (NDJSON) as typed events.
+
+Input: the ``ollama`` SDK's ``ChatResponse`` objects (``Client.chat(stream=True)``) or the
+decoded NDJSON lines. ``message.thinking`` becomes ``Reasoning`` parts and ``message.content``
+``Message`` parts; a run of one kind shares an index, flushed when the other kind or a tool call
+starts, or the response ends. Each entry of ``message.tool_calls`` arrives whole: it gets its own
+index, ``ToolCallStart``, its ``arguments`` object serialised once (compact ``json.dumps``) as one
+``ArgumentChunk`` (a string holding JSON text, as some servers send, is passed on as it is), and
+``Flush``.
+
+Tool call ids: the server's ``id`` when the line has one (the SDK drops it), else a deterministic
+``"<created_at>-call-<n>"`` from the stream's first ``created_at`` (``n`` counts the stream's calls
+from 0; ``"ollama-call-<n>"`` without a timestamp), with ``{"id_generated": True}`` in the
+``Flush`` metadata; Ollama matches tool results by name and order.
+
+The line with ``done: true`` ends the response: ``done_reason`` ``stop`` → ``TOOL_USE`` when it
+made tool calls, else ``COMPLETED``; ``length`` → ``MAX_TOKENS``; ``load`` / ``unload`` (a
+request that only (un)loaded the model) → ``COMPLETED``; anything else → ``ERROR``.
+``Finished.metadata`` holds ``stop_reason`` (``done_reason``) and ``usage`` (the line's token
+counts and durations). An ``{"error": ...}`` line gives
+``Finished(ERROR)`` with the message in ``metadata["error"]``; the SDK raises ``ResponseError``
+for that line instead, which the driver re-raises after ``Finished(ERROR)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any
+
+from ..events import (
+    ArgumentChunk,
+    Event,
+    Finished,
+    FinishReason,
+    Flush,
+    Message,
+    Part,
+    Reasoning,
+    ToolCall,
+    ToolCallStart,
+)
+from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_text
+
+__all__ = ["OllamaAdapter", "to_events", "ato_events"]
+
+_REASONS = {"stop": None, "load": FinishReason.COMPLETED, "unload": FinishReason.COMPLETED,
+            "length": FinishReason.MAX_TOKENS}
+_USAGE = ("prompt_eval_count", "eval_count", "total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
+
+
+class OllamaAdapter(Adapter):
+    """State for one Ollama chat stream (see the module doc)."""
+
+    def __init__(self) -> None:
+        self._next_index = 0
+        self._text: tuple[int, type] | None = None  # (index, Message | Reasoning) of the open run
+        self._calls = 0  # tool calls in the stream (for generated ids)
+        self._response_calls = False  # the current response made tool calls
+        self._created: str | None = None  # the first created_at (for generated ids)
+
+    def _index(self) -> int:
+        index = self._next_index
+        self._next_index += 1
+        return index
+
+    def _close_text(self, out: list[Event]) -> None:
+        if self._text is not None:
+            out.append(Flush(self._text[0]))
+            self._text = None
+
+    def _run(self, cls: type, text: str, out: list[Event]) -> None:
+        if not text:
+            return
+        if self._text is None or self._text[1] is not cls:
+            self._close_text(out)
+            self._text = (self._index(), cls)
+        out.append(Part(self._text[0], cls(text)))
+
+    def feed(self, item: Any) -> list[Event]:
+        """Translate one NDJSON line (or ``ChatResponse``)."""
+        out: list[Event] = []
+        error = get(item, "error")
+        if error is not None:
+            self._response_calls = False
+            self._text = None  # cut off: never flushed
+            return [Finished(FinishReason.ERROR, {"stop_reason": "error", "error": error})]
+        if self._created is None:
+            self._created = get(item, "created_at")
+        message = get(item, "message")
+        self._run(Reasoning, get(message, "thinking", ""), out)
+        self._run(Message, get(message, "content", ""), out)
+        for call in get_list(message, "tool_calls"):
+            self._close_text(out)
+            self._tool_call(call, out)
+        if get(item, "done"):
+            self._close_text(out)
+            done_reason = get(item, "done_reason")
+            reason = _REASONS.get(done_reason, FinishReason.ERROR) if done_reason is not None else None
+            meta: dict[str, Any] = {"stop_reason": done_reason}
+            usage = {k: get(item, k) for k in _USAGE if get(item, k) is not None}
+            if usage:
+                meta["usage"] = usage
+            out.append(Finished(finish_reason(reason, self._response_calls), meta))
+            self._response_calls = False
+        return out
+
+    def _tool_call(self, call: Any, out: list[Event]) -> None:
+        function = get(call, "function")
+        index = self._index()
+        call_id = get(call, "id")
+        meta: dict[str, Any] = {}
+        if not call_id:
+            call_id = f"{self._created or 'ollama'}-call-{self._calls}"
+            meta["id_generated"] = True
+        self._calls += 1
+        self._response_calls = True
+        out.append(Part(index, ToolCall(ToolCallStart(call_id, get(function, "name", "")))))
+        arguments = get(function, "arguments")
+        if arguments is not None:
+            text = arguments if isinstance(arguments, str) else json_text(arguments)
+            if text:
+                out.append(Part(index, ToolCall(ArgumentChunk(text))))
+        out.append(Flush(index, meta))
+
+
+def to_events(stream: Iterable[Any]) -> Iterator[Event]:
+    """Events from an Ollama chat stream: SDK ``ChatResponse`` objects or decoded NDJSON dicts.
+
+    Raises:
+        whatever iterating ``stream`` raises (``ollama.ResponseError``, ``httpx`` errors), after
+        yielding ``Finished(ERROR)``.
+    """
+    return drive(OllamaAdapter(), stream)
+
+
+def ato_events(stream: AsyncIterable[Any]) -> AsyncIterator[Event]:
+    """Async twin of :func:`to_events` (``ollama.AsyncClient().chat(stream=True)``)."""
+    return adrive(OllamaAdapter(), stream)

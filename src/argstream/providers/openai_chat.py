@@ -1,0 +1,268 @@
+"""OpenAI Chat Completions streaming (``chat.completions.create(stream=True)``) to argstream events.
+
+Also OpenRouter, llama.cpp, vLLM, DeepSeek, Mistral, Groq, xAI, Alibaba and other compatible
+servers. Input: the SDK's ``ChatCompletionChunk`` objects (or the ``chunk`` events of
+``chat.completions.stream()``; its derived events are skipped) or the decoded wire dicts.
+
+The wire has no block boundaries, so event indexes are handed out in order of first sight per
+response: one for the choice's text, one for its reasoning, one for its refusal, one per tool
+call. Per choice delta:
+
+- ``content`` → ``Part(i, Message)`` (``Structured`` with ``structured=True``); ``refusal`` →
+  ``Part(j, Message)`` flushed with ``{"refusal": True}``;
+- ``reasoning_content`` (llama.cpp, vLLM, DeepSeek, xAI) or ``reasoning`` (OpenRouter,
+  Cerebras) → ``Part(k, Reasoning)``; ``reasoning_details[]`` (OpenRouter) supply the text when
+  neither is there, and their ``signature`` / encrypted ``data`` / ``format`` go to metadata;
+- ``tool_calls[]`` → ``ToolCallStart(id, name)`` whenever an entry brings an id or name not
+  seen yet for its call (ids repeated on every delta are not concatenated; later non-empty
+  values do not replace the first), then ``ArgumentChunk(function.arguments)``. Calls are keyed
+  by ``(choice, tool_calls[].index)``; an entry without ``index`` (Mistral) continues the
+  previous call of its choice unless it brings a new id. The legacy ``function_call`` delta
+  is one more call.
+
+``finish_reason`` flushes the choice's indexes; once every choice seen has finished, the
+response ends with ``Finished`` (``stop`` → ``COMPLETED``, or ``TOOL_USE`` when the response
+holds tool calls; ``tool_calls`` / ``function_call`` → ``TOOL_USE``; ``length`` →
+``MAX_TOKENS``; ``content_filter`` → ``REFUSAL``; ``error`` → ``ERROR``). The trailing
+usage-only chunk is skipped (usage sent with the finish is kept in ``Finished.metadata``). A
+chunk with an ``error`` key ends the response with ``Finished(ERROR, {"error": ...})``. A chunk
+with another completion ``id``, or with choice data after ``Finished``, starts a new response
+(recordings hold several back to back); a response that never finished then ends with
+``Finished(ERROR)`` first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any
+
+from ..events import (
+    ArgumentChunk,
+    Event,
+    Finished,
+    FinishReason,
+    Flush,
+    Message,
+    Part,
+    Reasoning,
+    Structured,
+    ToolCall,
+    ToolCallStart,
+)
+from ._common import Adapter, Slots, adrive, drive, fields, finish_reason, get, json_text, plain
+
+__all__ = ["FINISH_REASONS", "OpenAIChatAdapter", "ato_events", "to_events"]
+
+FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": FinishReason.COMPLETED,
+    "eos": FinishReason.COMPLETED,
+    "tool_calls": FinishReason.TOOL_USE,
+    "function_call": FinishReason.TOOL_USE,
+    "length": FinishReason.MAX_TOKENS,
+    "max_tokens": FinishReason.MAX_TOKENS,
+    "content_filter": FinishReason.REFUSAL,
+    "error": FinishReason.ERROR,
+}
+
+
+class _Call:
+    __slots__ = ("id", "name")
+
+    def __init__(self) -> None:
+        self.id = ""
+        self.name = ""
+
+
+class _Choice:
+    __slots__ = ("keys", "calls", "last_call", "auto", "finish", "refusal")
+
+    def __init__(self) -> None:
+        self.keys: list[Any] = []  # slot keys of this choice, in order of first sight
+        self.calls: dict[Any, _Call] = {}
+        self.last_call: Any = None  # key of the call an index-less entry continues
+        self.auto = 0  # index-less calls started so far
+        self.finish: str | None = None
+        self.refusal = False
+
+
+class OpenAIChatAdapter(Adapter):
+    """Chat Completions chunks in, argstream events out (see the module doc)."""
+
+    def __init__(self, *, structured: bool = False) -> None:
+        self._text = Structured if structured else Message
+        self._slots = Slots()
+        self._choices: dict[int, _Choice] = {}
+        self._response_id = ""
+        self._finished = False
+        self._tool_calls = False
+        self._usage: Any = None
+
+    def feed(self, item: Any) -> list[Event]:
+        if isinstance(item, str):  # a raw "[DONE]" sentinel
+            return []
+        f = fields(item)
+        if f.get("type") is not None:  # an event of the SDK's ChatCompletionStream
+            if f.get("type") != "chunk":
+                return []
+            f = fields(f.get("chunk"))
+        out: list[Event] = []
+        error = f.get("error")
+        if error is not None:
+            return self._end_response(FinishReason.ERROR, {"error": plain(error)})
+        choices = f.get("choices") or ()
+        response_id = f.get("id") or ""
+        if response_id and self._response_id and response_id != self._response_id:
+            if not self._finished and self._choices:
+                out += self._end_response(FinishReason.ERROR, {})
+            self._reset()
+        if self._finished and _has_payload(choices):
+            self._reset()
+        if response_id:
+            self._response_id = response_id
+        usage = f.get("usage")
+        if usage is not None:
+            self._usage = usage
+        for choice in choices:
+            c = fields(choice)
+            number = c.get("index") or 0
+            state = self._choices.get(number)
+            if state is None:
+                state = self._choices[number] = _Choice()
+            delta = c.get("delta")
+            if delta is not None:
+                self._delta(number, state, fields(delta), out)
+            reason = c.get("finish_reason")
+            if reason is not None and state.finish is None:
+                state.finish = reason
+                for key in state.keys:
+                    metadata = {"refusal": True} if key == (number, "refusal") else {}
+                    out.append(Flush(self._slots(key), metadata))
+                state.keys.clear()
+        if not self._finished and self._choices and all(c.finish is not None for c in self._choices.values()):
+            first = next(iter(self._choices.values())).finish or ""
+            metadata: dict[str, Any] = {"stop_reason": first}
+            if self._usage is not None:
+                metadata["usage"] = plain(self._usage)
+            out.append(Finished(finish_reason(FINISH_REASONS.get(first), self._tool_calls), metadata))
+            self._finished = True
+        return out
+
+    def _slot(self, state: _Choice, key: Any) -> int:
+        if key not in self._slots:
+            state.keys.append(key)
+        return self._slots(key)
+
+    def _delta(self, number: int, state: _Choice, delta: Mapping[str, Any], out: list[Event]) -> None:
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        details = delta.get("reasoning_details")
+        if reasoning or details:
+            metadata: dict[str, Any] = {}
+            if details:
+                texts = _details(details, metadata)
+                if not reasoning:
+                    reasoning = texts
+            if reasoning or metadata:
+                out.append(Part(self._slot(state, (number, "reasoning")), Reasoning(reasoning or ""), metadata))
+        content = delta.get("content")
+        if content:
+            out.append(Part(self._slot(state, (number, "content")), self._text(content)))
+        refusal = delta.get("refusal")
+        if refusal:
+            out.append(Part(self._slot(state, (number, "refusal")), Message(refusal)))
+        for entry in delta.get("tool_calls") or ():
+            self._tool_call(number, state, fields(entry), out)
+        function_call = delta.get("function_call")
+        if function_call is not None:
+            self._call(number, state, (number, "function_call"), "", function_call, out)
+
+    def _tool_call(self, number: int, state: _Choice, entry: Mapping[str, Any], out: list[Event]) -> None:
+        call_id = entry.get("id") or ""
+        index = entry.get("index")
+        if index is not None:
+            key: Any = (number, "tool", index)
+        else:  # no index: continue the previous call unless this entry starts a new one
+            key = state.last_call
+            if key is None or (call_id and call_id != state.calls[key].id):
+                key = (number, "auto", state.auto)
+                state.auto += 1
+        state.last_call = key
+        self._call(number, state, key, call_id, entry.get("function"), out)
+
+    def _call(self, number: int, state: _Choice, key: Any, call_id: str, function: Any, out: list[Event]) -> None:
+        index = self._slot(state, key)
+        call = state.calls.get(key)
+        if call is None:
+            call = state.calls[key] = _Call()
+            self._tool_calls = True
+        f = fields(function)
+        name = f.get("name") or ""
+        if (call_id and not call.id) or (name and not call.name):
+            call.id = call.id or call_id
+            call.name = call.name or name
+            out.append(Part(index, ToolCall(ToolCallStart(call.id, call.name))))
+        arguments = f.get("arguments")
+        if arguments:
+            text = arguments if isinstance(arguments, str) else json_text(arguments)
+            out.append(Part(index, ToolCall(ArgumentChunk(text))))
+
+    def _end_response(self, reason: FinishReason, metadata: dict[str, Any]) -> list[Event]:
+        self._finished = True
+        return [Finished(reason, metadata)]
+
+    def _reset(self) -> None:
+        self._slots.reset()
+        self._choices.clear()
+        self._response_id = ""
+        self._finished = False
+        self._tool_calls = False
+        self._usage = None
+
+
+_PAYLOAD = ("content", "refusal", "tool_calls", "function_call", "reasoning_content", "reasoning", "reasoning_details")
+
+
+def _has_payload(choices: Any) -> bool:
+    """Whether any choice carries data or a finish (a bare role or an empty delta does not count)."""
+    for choice in choices:
+        if get(choice, "finish_reason") is not None:
+            return True
+        delta = get(choice, "delta")
+        if delta is not None and any(get(delta, name) for name in _PAYLOAD):
+            return True
+    return False
+
+
+def _details(details: Any, metadata: dict[str, Any]) -> str:
+    """Text of OpenRouter ``reasoning_details`` entries; their signature, data and format go to ``metadata``."""
+    texts = []
+    for detail in details:
+        text = get(detail, "text") or get(detail, "summary")
+        if text:
+            texts.append(text)
+        signature = get(detail, "signature")
+        if signature:
+            metadata["signature"] = signature
+        data = get(detail, "data")
+        if data:
+            metadata["encrypted_reasoning"] = data
+        fmt = get(detail, "format")
+        if fmt:
+            metadata["reasoning_format"] = fmt
+    return "".join(texts)
+
+
+def to_events(stream: Iterable[Any], *, structured: bool = False) -> Iterator[Event]:
+    """Events from a Chat Completions stream (SDK stream or decoded wire dicts).
+
+    ``structured=True``: ``content`` is structured output (``response_format`` JSON): it streams
+    as ``Structured`` parts, parsed as it arrives, and flushes as ``ChatStructured``.
+
+    Raises whatever the stream raises (after ``Finished(ERROR)``): ``APIError`` for an error
+    chunk, ``APIConnectionError`` for a dropped connection.
+    """
+    return drive(OpenAIChatAdapter(structured=structured), stream)
+
+
+def ato_events(stream: AsyncIterable[Any] | Iterable[Any], *, structured: bool = False) -> AsyncIterator[Event]:
+    """Async twin of :func:`to_events`."""
+    return adrive(OpenAIChatAdapter(structured=structured), stream)

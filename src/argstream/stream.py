@@ -1,0 +1,333 @@
+"""One loop for the common case: a provider stream in, text, tool calls and argument progress out.
+
+    for item in iter_tool_stream(client.messages.create(..., stream=True)):
+        match item:
+            case TextDelta(text):
+                print(text, end="")
+            case ToolCallStarted(call_id, name):
+                print(f"\\ncalling {name}")
+            case ToolCallArgumentProgress(fragment=ObjectEntry("path", String(text))):
+                print(text, end="")
+            case ToolCallFinished(call_id, name, arguments) if item.ok:
+                results[call_id] = run(name, arguments)
+            case StreamFinished(reason, events):
+                conversation.extend(events)
+
+The provider is detected from the first item (SDK objects by their module, wire dicts by their
+shape) or named: ``provider="openai_chat"``, a providers module, or any ``to_events``-style
+function. Items, in stream order:
+
+- :class:`TextDelta`, :class:`ReasoningDelta`, :class:`StructuredDelta`: text as it arrives;
+- :class:`ToolCallStarted`: once per call, at its first part;
+- ``ToolCallArgumentProgress``: every argument fragment, as the builder produces it;
+- :class:`ToolCallFinished`: the provider closed the call; ``arguments`` are final, or ``error``
+  holds the ``ArgumentStreamError`` when the text was not a valid JSON object;
+- :class:`StreamFinished`: once per response, with the reason, every persisted event flushed
+  in order (``events``) and the ones cut off (``incomplete``, their tool calls never reported as
+  finished).
+
+When the provider stream raises (a dropped connection, an error event via the SDK), the
+``StreamFinished(ERROR)`` comes first and the exception follows. When the loop stops early, the
+provider stream is closed (``close()`` / ``aclose()``) unless ``close_stream=False``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Union
+
+from .builder import EventBuilder
+from .errors import ArgumentStreamError
+from .events import (
+    ChatMessage,
+    ConversationEvent,
+    Event,
+    Finished,
+    FinishReason,
+    Flush,
+    Message,
+    Part,
+    Reasoning,
+    Structured,
+    ToolCall,
+    ToolCallArgumentProgress,
+    ToolCallRequest,
+)
+from .providers._common import get
+
+__all__ = [
+    "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
+    "ToolCallStarted", "aiter_tool_stream", "detect_provider", "iter_tool_stream", "ToolStreamState",
+]
+
+
+def _empty() -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A chunk of assistant message text for ``index``."""
+
+    text: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A chunk of reasoning text for ``index``."""
+
+    text: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StructuredDelta:
+    """A chunk of structured-output JSON text for ``index``."""
+
+    chunk: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """A tool call began streaming (its id and name as known at its first part)."""
+
+    id: str
+    name: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    """The provider closed a tool call. Check :attr:`ok` (or ``error``) before running it."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    error: ArgumentStreamError | None = None
+    index: int = 0
+    event: ConversationEvent | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        """The arguments are a complete, valid JSON object."""
+        return self.error is None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamFinished:
+    """One response ended. ``events`` are its flushed ``ConversationEvent``s, in order, to persist;
+    ``incomplete`` the ones cut off before their flush (``metadata["incomplete"]`` is set)."""
+
+    reason: FinishReason
+    events: tuple[ConversationEvent, ...] = ()
+    incomplete: tuple[ConversationEvent, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=_empty)
+
+    @property
+    def text(self) -> str:
+        """The response's message text, joined."""
+        return "".join(e.kind.text for e in self.events if type(e.kind) is ChatMessage)
+
+    @property
+    def tool_calls(self) -> list[ToolCallRequest]:
+        """The response's finished tool calls (check each one's ``error``)."""
+        return [e.kind for e in self.events if type(e.kind) is ToolCallRequest]
+
+
+StreamItem = Union[
+    TextDelta, ReasoningDelta, StructuredDelta, ToolCallStarted, ToolCallArgumentProgress, ToolCallFinished,
+    StreamFinished,
+]
+
+ToEvents = Callable[[Any], Iterator[Event]]
+Provider = Union[str, ModuleType, ToEvents, None]
+
+
+class ToolStreamState:
+    """The sans-IO core of :func:`iter_tool_stream`: feed it events, get stream items back."""
+
+    __slots__ = ("builder", "_events", "_started")
+
+    def __init__(self, builder_factory: Callable[[], EventBuilder] = EventBuilder) -> None:
+        self.builder = builder_factory()
+        self._events: list[ConversationEvent] = []
+        self._started: set[int] = set()
+
+    def feed(self, event: Event) -> list[Any]:
+        """The items that one event produces."""
+        cls = type(event)
+        if cls is Part:
+            part, index = event.part, event.index
+            pcls = type(part)
+            if pcls is ToolCall:
+                out: list[Any] = []
+                progress = self.builder.handle_part(index, part, event.metadata)
+                if index not in self._started:
+                    self._started.add(index)
+                    call_id, name = self.builder.tool_call(index) or ("", "")
+                    out.append(ToolCallStarted(call_id, name, index))
+                if progress:
+                    out.extend(progress)
+                return out
+            self.builder.handle_part(index, part, event.metadata)
+            if pcls is Message:
+                return [TextDelta(part.text, index)] if part.text else []
+            if pcls is Reasoning:
+                return [ReasoningDelta(part.text, index)] if part.text else []
+            if pcls is Structured:
+                return [StructuredDelta(part.chunk, index)] if part.chunk else []
+            return []
+        if cls is Flush:
+            flushed = self.builder.handle_flush(event.index, event.metadata)
+            self._started.discard(event.index)
+            if flushed is None:
+                return []
+            self._events.append(flushed)
+            kind = flushed.kind
+            if type(kind) is ToolCallRequest:
+                return [ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, event.index, flushed)]
+            return []
+        if cls is Finished:
+            incomplete = self.builder.handle_finished()
+            item = StreamFinished(event.reason, tuple(self._events), tuple(incomplete), event.metadata)
+            self._events = []
+            self._started.clear()
+            return [item]
+        raise TypeError(f"not an event: {event!r}")
+
+
+def detect_provider(item: Any) -> str:
+    """The providers module that reads ``item`` (an SDK stream object or a decoded wire dict).
+
+    Raises:
+        ValueError: the item matches no known wire format.
+    """
+    module = type(item).__module__ or ""
+    if module.startswith("anthropic."):
+        return "anthropic"
+    if module.startswith("openai."):
+        if ".responses" in module or str(get(item, "type", "")).startswith("response."):
+            return "openai_responses"
+        return "openai_chat"
+    if module.startswith("google."):
+        return "gemini"
+    if module.startswith("ollama"):
+        return "ollama"
+    kind = str(get(item, "type", ""))
+    if kind.startswith("response.") or get(item, "sequence_number") is not None:
+        return "openai_responses"
+    if kind.startswith(("message_", "content_block_")) or kind in ("ping", "error"):
+        return "anthropic"
+    if get(item, "object") == "chat.completion.chunk" or get(item, "choices") is not None:
+        return "openai_chat"
+    if get(item, "candidates") is not None or get(item, "usageMetadata") is not None:
+        return "gemini"
+    if get(item, "message") is not None and get(item, "done") is not None:
+        return "ollama"
+    raise ValueError(f"cannot tell which provider streams {item!r}; pass provider=")
+
+
+def _resolve(provider: Provider, first: Any, attr: str) -> Callable[[Any], Any]:
+    if provider is None:
+        provider = detect_provider(first)
+    if isinstance(provider, str):
+        provider = importlib.import_module(f"argstream.providers.{provider}")
+    if isinstance(provider, ModuleType):
+        return getattr(provider, attr)
+    return provider
+
+
+def iter_tool_stream(
+    stream: Iterable[Any],
+    provider: Provider = None,
+    *,
+    builder_factory: Callable[[], EventBuilder] = EventBuilder,
+    close_stream: bool = True,
+    provider_options: Mapping[str, Any] | None = None,
+) -> Iterator[StreamItem]:
+    """Iterate a provider stream as :data:`StreamItem`s (see the module doc).
+
+    ``provider_options`` go to the provider's ``to_events`` (e.g. ``{"structured": True}``).
+
+    Raises:
+        whatever the stream raises, after the ``StreamFinished(ERROR)``; ``ValueError`` when the
+        provider cannot be detected.
+    """
+    iterator = iter(stream)
+    state = ToolStreamState(builder_factory)
+    try:
+        try:
+            first = next(iterator)
+        except StopIteration:
+            yield from state.feed(Finished(FinishReason.ERROR))
+            return
+        except Exception:
+            yield from state.feed(Finished(FinishReason.ERROR))
+            raise
+        to_events = _resolve(provider, first, "to_events")
+        feed = state.feed
+        for event in to_events(_chain(first, iterator), **(provider_options or {})):
+            yield from feed(event)
+    except GeneratorExit:
+        if close_stream:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        raise
+
+
+async def aiter_tool_stream(
+    stream: AsyncIterable[Any] | Iterable[Any],
+    provider: Provider = None,
+    *,
+    builder_factory: Callable[[], EventBuilder] = EventBuilder,
+    close_stream: bool = True,
+    provider_options: Mapping[str, Any] | None = None,
+) -> AsyncIterator[StreamItem]:
+    """Async twin of :func:`iter_tool_stream` (``stream`` may be async or plain iterable)."""
+    state = ToolStreamState(builder_factory)
+    iterator: Any = stream.__aiter__() if hasattr(stream, "__aiter__") else iter(stream)  # type: ignore[union-attr]
+    try:
+        try:
+            first = await iterator.__anext__() if hasattr(iterator, "__anext__") else next(iterator)
+        except (StopIteration, StopAsyncIteration):
+            for item in state.feed(Finished(FinishReason.ERROR)):
+                yield item
+            return
+        except Exception:
+            for item in state.feed(Finished(FinishReason.ERROR)):
+                yield item
+            raise
+        to_events = _resolve(provider, first, "ato_events")
+        feed = state.feed
+        async for event in to_events(_achain(first, iterator), **(provider_options or {})):
+            for item in feed(event):
+                yield item
+    except GeneratorExit:
+        if close_stream:
+            close = getattr(stream, "aclose", None) or getattr(stream, "close", None)
+            if close is not None:
+                result = close()
+                if hasattr(result, "__await__"):
+                    await result
+        raise
+
+
+def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
+async def _achain(first: Any, rest: Any) -> AsyncIterator[Any]:
+    yield first
+    if hasattr(rest, "__anext__"):
+        async for item in rest:
+            yield item
+    else:
+        for item in rest:
+            yield item

@@ -1,0 +1,1 @@
+"""Our own recorded-format streams (see generate.py)."""

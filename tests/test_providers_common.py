@@ -1,0 +1,199 @@
+"""The shared adapter machinery: field access over dicts and SDK objects, and the drivers' guarantees."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from argstream.events import Finished, FinishReason, Flush, Message, Part
+from argstream.providers._common import (
+    Adapter,
+    Slots,
+    adrive,
+    drive,
+    fields,
+    finish_reason,
+    get,
+    get_list,
+    json_text,
+    plain,
+)
+
+
+def models():
+    """A pydantic model that keeps extras (as the SDKs' do) and one that does not."""
+    pydantic = pytest.importorskip("pydantic")
+
+    class Delta(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(extra="allow")
+        content: str | None = None
+        tool_calls: list | None = None
+
+    class Strict(pydantic.BaseModel):
+        content: str | None = None
+
+        @property
+        def computed(self) -> str:
+            return "not a wire field"
+
+    return Delta, Strict
+
+
+def test_get_reads_dicts_objects_and_pydantic_extras():
+    Delta, Strict = models()
+    delta = Delta.model_validate({"content": "hi", "reasoning_content": "hm"})
+    assert get(delta, "content") == "hi"
+    assert get(delta, "reasoning_content") == "hm"  # model_extra
+    assert get(delta, "tool_calls", "x") == "x"  # a declared field that is None
+    assert get(delta, "missing", 0) == 0
+    assert get(Strict(content="c"), "content") == "c"
+    assert get(Strict(), "computed") is None  # pydantic objects: fields and extras only
+    assert get({"a": None}, "a", 1) == 1
+    assert get({"a": 0}, "a", 1) == 0
+    assert get(SimpleNamespace(a="b"), "a") == "b"
+    assert get(None, "a", "d") == "d"
+
+    class Props:
+        @property
+        def value(self):
+            return 5
+
+    assert get(Props(), "value") == 5
+
+
+def test_fields_is_one_mapping_of_every_field():
+    Delta, Strict = models()
+    delta = Delta.model_validate({"content": "hi", "reasoning_content": "hm"})
+    f = fields(delta)
+    assert f["content"] == "hi" and f["reasoning_content"] == "hm" and f.get("tool_calls") is None
+    assert fields(Strict(content="c")) == {"content": "c"}
+    d = {"a": 1}
+    assert fields(d) is d
+    assert fields(None) == {}
+    view = fields(SimpleNamespace(a=1))
+    assert view["a"] == 1 and view.get("b") is None
+
+    class Slotted:
+        __slots__ = ("x",)
+
+        def __init__(self):
+            self.x = 2
+
+    slotted = fields(Slotted())
+    assert slotted["x"] == 2 and slotted.get("y") is None and dict(slotted) == {"x": 2}
+
+
+def test_get_list_and_plain():
+    assert get_list({"a": None}, "a") == ()
+    assert get_list({"a": [1]}, "a") == [1]
+    assert json_text({"p": "é", "n": [1, None]}) == '{"p":"é","n":[1,null]}'
+    Delta, _ = models()
+    delta = Delta.model_validate({"content": "x", "extra": {"k": [1, 2]}})
+    assert plain({"d": delta, "t": (1, 2)}) == {"d": {"content": "x", "extra": {"k": [1, 2]}}, "t": [1, 2]}
+
+
+def test_slots_hand_out_indexes_in_order():
+    slots = Slots()
+    assert [slots("a"), slots(("t", 3)), slots("a"), slots("b")] == [0, 1, 0, 2]
+    assert "a" in slots and len(slots) == 3
+    slots.reset()
+    assert slots("b") == 0
+
+
+@pytest.mark.parametrize(
+    "reason, tools, expected",
+    [
+        (None, False, FinishReason.COMPLETED),
+        (None, True, FinishReason.TOOL_USE),
+        (FinishReason.COMPLETED, True, FinishReason.TOOL_USE),
+        (FinishReason.MAX_TOKENS, True, FinishReason.MAX_TOKENS),
+        (FinishReason.ERROR, True, FinishReason.ERROR),
+        (FinishReason.REFUSAL, False, FinishReason.REFUSAL),
+    ],
+)
+def test_finish_reason(reason, tools, expected):
+    assert finish_reason(reason, tools) is expected
+
+
+class Echo(Adapter):
+    """Each item is a list of events to emit; None at the end of input."""
+
+    def __init__(self, at_end=()):
+        self.at_end = list(at_end)
+
+    def feed(self, item):
+        return list(item)
+
+    def end(self):
+        return self.at_end
+
+
+PART, FLUSH, DONE = Part(0, Message("x")), Flush(0), Finished(FinishReason.COMPLETED)
+
+
+@pytest.mark.parametrize(
+    "items, at_end, expected",
+    [
+        ([], [], [Finished(FinishReason.ERROR)]),
+        ([[PART]], [], [PART, Finished(FinishReason.ERROR)]),
+        ([[PART, FLUSH], [DONE]], [], [PART, FLUSH, DONE]),
+        ([[PART]], [FLUSH, DONE], [PART, FLUSH, DONE]),
+        ([[DONE], [PART]], [], [DONE, PART, Finished(FinishReason.ERROR)]),  # a second response, cut
+    ],
+)
+def test_drive_always_ends_with_finished(items, at_end, expected):
+    assert list(drive(Echo(at_end), items)) == expected
+
+
+class Boom(Exception):
+    pass
+
+
+def raising(items):
+    yield from items
+    raise Boom()
+
+
+def test_drive_error_then_reraise():
+    seen = []
+    with pytest.raises(Boom):
+        for event in drive(Echo(), raising([[PART]])):
+            seen.append(event)
+    assert seen == [PART, Finished(FinishReason.ERROR)]
+    seen = []
+    with pytest.raises(Boom):
+        for event in drive(Echo(), raising([[PART, FLUSH, DONE]])):
+            seen.append(event)
+    assert seen == [PART, FLUSH, DONE]  # already finished: no second Finished
+
+
+def test_drive_adapter_errors_are_reraised_too():
+    class Broken(Adapter):
+        def feed(self, item):
+            raise ValueError("bad item")
+
+    seen = []
+    with pytest.raises(ValueError, match="bad item"):
+        for event in drive(Broken(), [1]):
+            seen.append(event)
+    assert seen == [Finished(FinishReason.ERROR)]
+
+
+def test_drive_stopped_by_the_consumer_adds_nothing():
+    gen = drive(Echo(), [[PART], [FLUSH]])
+    assert next(gen) == PART
+    gen.close()  # no Finished forced on a consumer that stopped
+
+
+async def test_adrive_async_and_plain():
+    async def source():
+        yield [PART]
+        raise Boom()
+
+    seen = []
+    with pytest.raises(Boom):
+        async for event in adrive(Echo(), source()):
+            seen.append(event)
+    assert seen == [PART, Finished(FinishReason.ERROR)]
+    assert [e async for e in adrive(Echo([DONE]), [[PART]])] == [PART, DONE]
