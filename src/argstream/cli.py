@@ -1,11 +1,19 @@
-"""The ``argstream`` command: ``parse`` prints the fragments of JSON read from standard input."""
+"""The ``argstream`` command.
+
+- ``demo``: replay the tool-calling stream shipped in the package and render it live;
+- ``replay FILE``: the same for a recorded stream (one wire JSON object a line, or raw SSE);
+- ``parse``: read JSON from standard input and print its fragments, one a line.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from importlib import resources
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Iterator, Sequence
 
 from . import BACKEND, ArgumentStreamError, IncrementalArgParser
 
@@ -34,9 +42,65 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_wire(text: str) -> list[Any]:
+    """Decode a recorded stream: one JSON object a line, or SSE (``data:`` lines; ``[DONE]`` dropped)."""
+    lines = text.splitlines()
+    if any(line.startswith("data:") for line in lines):
+        payloads = [line[5:].strip() for line in lines if line.startswith("data:")]
+        return [json.loads(p) for p in payloads if p and p != "[DONE]"]
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _paced(items: list[Any], delay: float) -> Iterator[Any]:
+    for item in items:
+        if delay:
+            time.sleep(delay)
+        yield item
+
+
+def _replay(items: list[Any], provider: str | None, delay: float, color: bool | None) -> int:
+    from .render import TerminalRenderer
+    from .stream import StreamFinished, ToolCallFinished, iter_tool_stream
+
+    renderer = TerminalRenderer(color=color)
+    status = 0
+    for item in iter_tool_stream(_paced(items, delay), provider or None):
+        renderer(item)
+        if type(item) is ToolCallFinished and item.error is not None:
+            status = 1
+        elif type(item) is StreamFinished and item.reason.value == "error":
+            status = 1
+    renderer.close()
+    return status
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Replay the shipped Anthropic stream: thinking, text, then a file write that streams in."""
+    text = resources.files("argstream").joinpath("data/demo.anthropic.jsonl").read_text(encoding="utf-8")
+    return _replay(read_wire(text), "anthropic", args.delay, args.color)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a recorded stream file through the provider adapter and render it."""
+    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    return _replay(read_wire(text), args.provider, args.delay, args.color)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="argstream", description=f"Incremental tool-call argument parsing ({BACKEND} core).")
     sub = ap.add_subparsers(dest="command", required=True)
+    render_opts = argparse.ArgumentParser(add_help=False)
+    render_opts.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
+                             help="force colour on or off (default: when writing to a terminal)")
+    d = sub.add_parser("demo", parents=[render_opts], help="replay a recorded tool-calling stream and render it live")
+    d.add_argument("--delay", type=float, default=0.03, help="seconds between wire events (0 for none)")
+    d.set_defaults(func=cmd_demo)
+    r = sub.add_parser("replay", parents=[render_opts], help="replay a recorded stream file and render it")
+    r.add_argument("file", help="one wire JSON object a line, or raw SSE; '-' reads standard input")
+    r.add_argument("--provider", choices=["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"],
+                   help="the wire format (default: detected from the first event)")
+    r.add_argument("--delay", type=float, default=0.0, help="seconds between wire events")
+    r.set_defaults(func=cmd_replay)
     p = sub.add_parser("parse", help="read JSON from standard input and print its fragments, one a line")
     p.add_argument("--chunk-size", type=int, default=0, help="feed the input in pieces of this many bytes")
     p.add_argument("--flat", action="store_true", help="print (path, leaf) pairs instead of nested fragments")
