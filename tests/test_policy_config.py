@@ -271,7 +271,7 @@ def test_malformed_pointer() -> None:
     ],
 )
 def test_keyword_or_value_of_the_wrong_type(rule: str, needle: str) -> None:
-    text = f'[tools.fs_create_file.policy]\nrun = [{{ mode = "ask" }}]\n'.replace("[{ mode", f"[{rule}, {{ mode")
+    text = '[tools.fs_create_file.policy]\nrun = [{ mode = "ask" }]\n'.replace("[{ mode", f"[{rule}, {{ mode")
     tool, field, number, reason = one_problem(text)
     assert (tool, field, number) == ("fs_create_file", "run", 1)
     assert needle in reason

@@ -131,6 +131,11 @@ def json_text(value: Any) -> str:
     return json.dumps(plain(value), ensure_ascii=False, separators=(",", ":"))
 
 
+def json_string_body(text: str) -> str:
+    """``text`` as the inside of a JSON string literal (quotes stripped), for streaming a string piecewise."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
 def finish_reason(reason: FinishReason | None, client_tool_calls: bool) -> FinishReason:
     """The uniform reason: ``TOOL_USE`` whenever a response that ended normally holds client tool calls.
 

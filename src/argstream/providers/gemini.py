@@ -67,7 +67,7 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_text, plain
+from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_string_body, json_text, plain
 
 __all__ = ["GeminiAdapter", "InteractionsAdapter", "PartialArgsWriter", "parse_json_path", "to_events", "ato_events"]
 
@@ -96,10 +96,6 @@ def _signature(part: Any) -> str | None:
     if isinstance(sig, (bytes, bytearray)):
         return base64.b64encode(sig).decode("ascii")
     return sig or None
-
-
-def _escape(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
 # -- JSONPath and partialArgs -----------------------------------------------------
@@ -243,7 +239,7 @@ class PartialArgsWriter:
         out: list[str] = []
         if self._string is not None:
             if path == self._string and kind == "string":
-                out.append(_escape(value))
+                out.append(json_string_body(value))
                 if not will_continue:
                     out.append('"')
                     self._string = None
@@ -255,7 +251,7 @@ class PartialArgsWriter:
             return "".join(out)
         self._open(path, out)
         if kind == "string":
-            out.append('"' + _escape(value))
+            out.append('"' + json_string_body(value))
             if will_continue:
                 self._string = path
             else:

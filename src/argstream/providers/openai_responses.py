@@ -35,7 +35,6 @@ first), and its open items are not flushed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -51,17 +50,12 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, adrive, drive, finish_reason, get, get_list, plain
+from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_string_body, plain
 
 __all__ = ["ResponsesAdapter", "to_events", "ato_events"]
 
 _MESSAGE, _REASONING, _FUNCTION, _CUSTOM = "message", "reasoning", "function_call", "custom_tool_call"
 _TOOL_KINDS = (_FUNCTION, _CUSTOM)
-
-
-def _escape(text: str) -> str:
-    """``text`` as the inside of a JSON string literal."""
-    return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
 class _Item:
@@ -157,7 +151,7 @@ class ResponsesAdapter(Adapter):
         if not text:
             return []
         item.sent.append(text)
-        chunk = text if item.kind == _FUNCTION else _escape(text)
+        chunk = text if item.kind == _FUNCTION else json_string_body(text)
         return [Part(item.index, ToolCall(ArgumentChunk(chunk)))]
 
     def _whole(self, item: _Item, text: str) -> list[Event]:
