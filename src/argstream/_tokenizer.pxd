@@ -96,6 +96,7 @@ cdef class Tokenizer:
     cdef readonly Py_ssize_t max_depth
     cdef readonly Py_ssize_t pos        # absolute offset of the next chunk's first unit
     cdef readonly int state
+    cdef readonly Py_ssize_t offset     # input read when the current event fired (see Tokenizer)
     cdef bint replace_surrogates
     cdef int mode                       # 0 unknown, 1 str, 2 bytes
     cdef Py_ssize_t line

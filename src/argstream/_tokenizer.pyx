@@ -470,6 +470,7 @@ cdef int _string_error(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize
     if t.state == ST_STRING:
         text = _take_text(t, data, seg, end, utf8)
         if text is not None:
+            t.offset = pos
             sink.on_string_data(text)
     return _fail(t, code, pos)
 
@@ -538,6 +539,7 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
                             text = _take_text(t, data, seg, i, utf8)
                             seg = -1
                             if text is not None:
+                                t.offset = base + i
                                 sink.on_string_data(text)
                         t.tail_len = <int>(n - i)
                         t.tail_need = need
@@ -564,10 +566,13 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
             text = _take_text(t, data, seg, i, utf8)
             if is_key:
                 t.state = ST_COLON
+                t.offset = base + i + 1
                 sink.on_key(text if text is not None else "")
             else:
                 if text is not None:
+                    t.offset = base + i
                     sink.on_string_data(text)
+                t.offset = base + i + 1
                 sink.on_end_string()
                 t.state = ST_AFTER_VALUE if t.depth else ST_END
             return i + 1
@@ -577,6 +582,7 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
     else:
         text = _take_text(t, data, seg, i, utf8)
         if text is not None:
+            t.offset = base + i
             sink.on_string_data(text)
     return i
 
@@ -615,6 +621,7 @@ cdef int _emit_number(Tokenizer t, Sink sink, Py_ssize_t pos) except -1:
         except ValueError:  # more digits than int() converts
             _fail(t, ERR_NUMBER_TOO_LARGE, pos - t.num_len)
     t.num_len = 0
+    t.offset = pos
     sink.on_scalar(value)
     return 0
 
@@ -665,6 +672,7 @@ cdef Py_ssize_t _literal(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize
         k += 1
     t.lit_idx = k
     if k == length:
+        t.offset = base + i
         sink.on_scalar(LITERAL_VALUES[t.lit])
         t.state = ST_AFTER_VALUE if t.depth else ST_END
     return i
@@ -687,8 +695,9 @@ cdef int _push_container(Tokenizer t, uint8_t kind, Py_ssize_t pos) except -1:
     return 0
 
 
-cdef int _close(Tokenizer t, Sink sink) except -1:
+cdef int _close(Tokenizer t, Sink sink, Py_ssize_t pos) except -1:
     t.depth -= 1
+    t.offset = pos + 1
     if t.stack[t.depth] == CT_OBJECT:
         sink.on_end_object()
     else:
@@ -699,6 +708,7 @@ cdef int _close(Tokenizer t, Sink sink) except -1:
 
 cdef int _value(Tokenizer t, uint32_t c, int state, Py_ssize_t pos, Sink sink) except -1:
     """Start the value that ``c`` opens."""
+    t.offset = pos + 1
     if c == 0x22:
         t.state = ST_STRING
         sink.on_begin_string()
@@ -720,7 +730,7 @@ cdef int _value(Tokenizer t, uint32_t c, int state, Py_ssize_t pos, Sink sink) e
         t.lit = 0 if c == 0x74 else (1 if c == 0x66 else 2)
         t.lit_idx = 1
     elif c == 0x5D and state == ST_ARRAY_FIRST:
-        _close(t, sink)
+        _close(t, sink, pos)
     elif c == 0x5D and t.depth and t.stack[t.depth - 1] == CT_ARRAY:
         _fail(t, ERR_TRAILING_COMMA_ARRAY, pos)
     else:
@@ -756,7 +766,7 @@ cdef int _run(Tokenizer t, const char_t* data, Py_ssize_t n, Py_ssize_t base, bi
             if c == 0x2C:  # ,
                 t.state = ST_KEY if top == CT_OBJECT else ST_VALUE
             elif (c == 0x7D and top == CT_OBJECT) or (c == 0x5D and top == CT_ARRAY):
-                _close(t, sink)
+                _close(t, sink, base + i)
             else:
                 _fail(t, ERR_EXPECTING_COMMA, base + i)
             i += 1
@@ -772,7 +782,7 @@ cdef int _run(Tokenizer t, const char_t* data, Py_ssize_t n, Py_ssize_t base, bi
             elif c == 0x7D:
                 if state == ST_KEY:
                     _fail(t, ERR_TRAILING_COMMA_OBJECT, base + i)
-                _close(t, sink)
+                _close(t, sink, base + i)
             else:
                 _fail(t, ERR_EXPECTING_KEY, base + i)
             i += 1
@@ -803,7 +813,14 @@ cdef void _trim(Tokenizer t) noexcept:
 
 
 cdef class Tokenizer:
-    """Incremental JSON tokenizer: ``push(chunk, sink)`` until ``finish(sink)`` (C: ``feed`` / ``end``)."""
+    """Incremental JSON tokenizer: ``push(chunk, sink)`` until ``finish(sink)`` (C: ``feed`` / ``end``).
+
+    During a callback, ``offset`` says how far the input had been read when the
+    event fired (absolute, in the input's unit): just past the character that
+    triggered it (``{``, ``[``, a closer, a quote, a literal's last letter), the end
+    of the data for ``on_string_data``, a number's terminator for its ``on_scalar``.
+    A sink can slice a value's raw text out of the chunk with it.
+    """
 
     def __cinit__(self):
         self.stack = NULL
@@ -910,6 +927,7 @@ cdef class Tokenizer:
     @property
     def done(self):
         return self.state == ST_END
+
 
 
 cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:

@@ -148,7 +148,14 @@ class Sink:
 
 
 class Tokenizer:
-    """Incremental JSON tokenizer: ``push(chunk, sink)`` until ``finish(sink)``."""
+    """Incremental JSON tokenizer: ``push(chunk, sink)`` until ``finish(sink)``.
+
+    During a callback, ``offset`` says how far the input had been read when the
+    event fired (absolute, in the input's unit): just past the character that
+    triggered it (``{``, ``[``, a closer, a quote, a literal's last letter), the end
+    of the data for ``on_string_data``, a number's terminator for its ``on_scalar``.
+    A sink can slice a value's raw text out of the chunk with it.
+    """
 
     def __init__(self, max_depth: int = 512, surrogates: str = "replace") -> None:
         if surrogates not in ("replace", "pass"):
@@ -160,6 +167,7 @@ class Tokenizer:
         self.state = ST_VALUE
         self.stack: list[int] = []
         self.pos = 0  # absolute offset of the next chunk's first unit
+        self.offset = 0  # input read when the current event fired (see the class doc)
         self.line = 1
         self.last_nl = -1  # absolute offset of the last newline between tokens
         self.mode = 0  # 0 unknown, 1 str, 2 bytes
@@ -277,9 +285,9 @@ class Tokenizer:
                 if c == ",":
                     self.state = ST_KEY if top == CT_OBJECT else ST_VALUE
                 elif c == "}" and top == CT_OBJECT:
-                    self._close(sink)
+                    self._close(sink, base + i)
                 elif c == "]" and top == CT_ARRAY:
-                    self._close(sink)
+                    self._close(sink, base + i)
                 else:
                     raise self._fail(ERR_EXPECTING_COMMA, base + i)
                 i += 1
@@ -295,7 +303,7 @@ class Tokenizer:
                 elif c == "}":
                     if state == ST_KEY:
                         raise self._fail(ERR_TRAILING_COMMA_OBJECT, base + i)
-                    self._close(sink)
+                    self._close(sink, base + i)
                 else:
                     raise self._fail(ERR_EXPECTING_KEY, base + i)
                 i += 1
@@ -307,6 +315,7 @@ class Tokenizer:
 
     def _value(self, c: str, state: int, pos: int, sink: Sink) -> None:
         """Start the value that ``c`` opens."""
+        self.offset = pos + 1
         if c == '"':
             self.state = ST_STRING
             sink.on_begin_string()
@@ -330,13 +339,14 @@ class Tokenizer:
             self.lit = "tfn".index(c)
             self.lit_idx = 1
         elif c == "]" and state == ST_ARRAY_FIRST:
-            self._close(sink)
+            self._close(sink, pos)
         elif c == "]" and self.stack and self.stack[-1] == CT_ARRAY:
             raise self._fail(ERR_TRAILING_COMMA_ARRAY, pos)
         else:
             raise self._fail(ERR_EXPECTING_VALUE, pos)
 
-    def _close(self, sink: Sink) -> None:
+    def _close(self, sink: Sink, pos: int) -> None:
+        self.offset = pos + 1
         if self.stack.pop() == CT_OBJECT:
             sink.on_end_object()
         else:
@@ -359,14 +369,16 @@ class Tokenizer:
                 if is_key:
                     self.key_parts.append(data)
                 else:
+                    self.offset = base + n
                     sink.on_string_data(data)
                 return n
         out: list[str] = []
         try:
             return self._string_loop(text, i, base, utf8, sink, is_key, out)
-        except ArgumentStreamError:
+        except ArgumentStreamError as exc:
             data = "".join(out)
             if data and not is_key:  # hand out what this chunk decoded before the error
+                self.offset = exc.pos
                 sink.on_string_data(data)
             raise
 
@@ -403,11 +415,14 @@ class Tokenizer:
                     out_text = "".join(self.key_parts) + "".join(out)
                     self.key_parts = []
                     self.state = ST_COLON
+                    self.offset = base + i
                     sink.on_key(out_text)
                 else:
                     data = "".join(out)
                     if data:
+                        self.offset = base + i - 1
                         sink.on_string_data(data)
+                    self.offset = base + i
                     sink.on_end_string()
                     self._after_value()
                 return i
@@ -417,6 +432,7 @@ class Tokenizer:
             if is_key:
                 self.key_parts.append(data)
             else:
+                self.offset = base + i - len(self.tail)
                 sink.on_string_data(data)
         return i
 
@@ -525,6 +541,7 @@ class Tokenizer:
             value = float(s) if self.num >= NUM_DOT else int(s)
         except ValueError:  # more digits than int() converts
             raise self._fail(ERR_NUMBER_TOO_LARGE, pos - len(s)) from None
+        self.offset = pos
         sink.on_scalar(value)
 
     def _literal(self, text: str, i: int, base: int, sink: Sink) -> int:
@@ -538,6 +555,7 @@ class Tokenizer:
             k += 1
         self.lit_idx = k
         if k == len(word):
+            self.offset = base + i
             sink.on_scalar(_LITERAL_VALUES[self.lit])
             self._after_value()
         return i
