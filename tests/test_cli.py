@@ -71,3 +71,32 @@ def test_replay_every_recording(capsys: pytest.CaptureFixture[str]) -> None:
         out = capsys.readouterr().out
         for call in info["tool_calls"]:
             assert f"▶ {call['name']}" in out, name
+
+
+POLICY = """
+[tools.fs_create_file.policy]
+run = [
+  { arg = "/path", prefix = "docs/", mode = "unattended" },
+  { mode = "ask" },
+]
+"""
+
+
+def test_demo_with_a_policy_prompts_before_content_and_cancels_on_no(tmp_path, capsys) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY)
+    assert main(["demo", "--delay", "0", "--no-color", "--policy", str(policy), "--answer", "no"]) == 0
+    out = capsys.readouterr().out
+    assert "  path: src/greet.py\n  policy: ask (at argument chunk 4)\n" in out
+    assert '? fs_create_file(path: "src/greet.py")  Allow? [y/n] n\n' in out
+    assert "content:" not in out  # declined before the content streamed; the stream was cancelled
+    assert out.endswith("✗ fs_create_file: skipped by user (0 argument chunks dropped)\n— cancelled (stream cancelled)\n")
+
+
+def test_demo_with_a_policy_runs_to_the_end_on_yes(tmp_path, capsys) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY.replace('"docs/"', '"src/"'))
+    assert main(["demo", "--delay", "0", "--no-color", "--policy", str(policy), "--answer", "no"]) == 0
+    out = capsys.readouterr().out
+    assert "policy: unattended" in out and "Allow?" not in out
+    assert out.endswith("✓ fs_create_file: approved, 3 arguments\n— tool_use\n")

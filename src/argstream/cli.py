@@ -74,15 +74,77 @@ def _replay(items: list[Any], provider: str | None, delay: float, color: bool | 
     return status
 
 
+def _replay_with_policy(items: list[Any], provider: str | None, args: argparse.Namespace) -> int:
+    """Replay through a ``TurnCoordinator``: decisions while the arguments stream, prompts, cancellation."""
+    import importlib
+
+    from .events import Message, Part, Reasoning, ToolCall, ToolCallStart
+    from .policy import TurnCoordinator, load_policies
+    from .render import TerminalRenderer, format_call
+    from .stream import ReasoningDelta, TextDelta, ToolCallStarted, detect_provider
+
+    policies = load_policies(Path(args.policy))
+    renderer = TerminalRenderer(color=args.color)
+    module = importlib.import_module(f"argstream.providers.{provider or detect_provider(items[0])}")
+
+    def tap(events: Any) -> Iterator[Any]:
+        """Draw text and tool call headers as the events pass to the coordinator."""
+        for event in events:
+            if type(event) is Part:
+                part = event.part
+                if type(part) is Message:
+                    renderer(TextDelta(part.text, event.index))
+                elif type(part) is Reasoning:
+                    renderer(ReasoningDelta(part.text, event.index))
+                elif type(part) is ToolCall and type(part.part) is ToolCallStart:
+                    renderer(ToolCallStarted(part.part.id, part.part.name, event.index))
+            yield event
+
+    def prompt(call: Any) -> bool:
+        renderer.close()
+        streaming = [call.streaming_parameter] if call.streaming_parameter else []
+        question = f"? {format_call(call.name, call.partial_arguments(), streaming)}  Allow? [y/n] "
+        if args.answer:
+            print(question + ("y" if args.answer == "yes" else "n"), flush=True)
+            return args.answer == "yes"
+        try:
+            return input(question).strip().lower().startswith("y")
+        except EOFError:
+            return False
+
+    def decided(call: Any) -> None:
+        renderer.close()
+        print(f"  policy: {call.mode.value} (at argument chunk {call.decided_at})", flush=True)
+
+    events = module.to_events(_paced(items, args.delay))
+    turn = TurnCoordinator(policies, prompt=prompt, render=renderer, on_decision=decided)
+    result = turn.run(tap(events), close=getattr(events, "close", None))
+    renderer.close()
+    for call in result.calls:
+        if call.skipped:
+            print(f"✗ {call.name}: {call.response} ({call.dropped_chunks} argument chunks dropped)")
+        elif call.error is not None:
+            print(f"✗ {call.name}: invalid arguments ({call.error})")
+        elif call.complete:
+            print(f"✓ {call.name}: {'approved' if call.approved else call.status.value}, {len(call.arguments or {})} arguments")
+    reason = result.finish_reason.value if result.finish_reason is not None else "none"
+    print(f"— {reason}{' (stream cancelled)' if result.cancelled else ''}")
+    return 0 if result.finish_reason is not None and result.finish_reason.value != "error" else 1
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Replay the shipped Anthropic stream: thinking, text, then a file write that streams in."""
     text = resources.files("argstream").joinpath("data/demo.anthropic.jsonl").read_text(encoding="utf-8")
+    if args.policy:
+        return _replay_with_policy(read_wire(text), "anthropic", args)
     return _replay(read_wire(text), "anthropic", args.delay, args.color)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a recorded stream file through the provider adapter and render it."""
     text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    if args.policy:
+        return _replay_with_policy(read_wire(text), args.provider, args)
     return _replay(read_wire(text), args.provider, args.delay, args.color)
 
 
@@ -92,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     render_opts = argparse.ArgumentParser(add_help=False)
     render_opts.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
                              help="force colour on or off (default: when writing to a terminal)")
+    render_opts.add_argument("--policy", metavar="TOML", help="decide tool calls by this policy file while they stream")
+    render_opts.add_argument("--answer", choices=["yes", "no"], help="answer every policy prompt (default: ask)")
     d = sub.add_parser("demo", parents=[render_opts], help="replay a recorded tool-calling stream and render it live")
     d.add_argument("--delay", type=float, default=0.03, help="seconds between wire events (0 for none)")
     d.set_defaults(func=cmd_demo)
