@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import Any
+from typing import Any, Callable, Literal
 
 from ._fragments_py import DONE, Empty
 from .errors import ArgumentStreamError, IncompleteJSONError
@@ -278,7 +278,7 @@ class Tokenizer:
                 if c == "\n":
                     self.line += 1
                     self.last_nl = base + i
-                i = _WS_RUN.match(text, i + 1).end()
+                i = _WS_RUN.match(text, i + 1).end()  # type: ignore[union-attr]  # matches ''
                 continue
             if state == ST_AFTER_VALUE:
                 top = stack[-1]
@@ -567,9 +567,10 @@ def _maker(cls: Any, *fields: str) -> Any:
     Setting the slots directly skips the frozen ``__setattr__`` guard that makes a frozen
     dataclass's ``__init__`` cost about a microsecond; the object is the same as ``cls(...)``'s.
     """
-    setters = [getattr(cls.__dict__.get(f), "__set__", None) for f in fields]
-    if not all(type(cls.__dict__.get(f)).__name__ == "member_descriptor" for f in fields):
+    descriptors = [cls.__dict__.get(f) for f in fields]
+    if not all(type(d).__name__ == "member_descriptor" for d in descriptors):
         return cls
+    setters: list[Callable[[Any, Any], None]] = [d.__set__ for d in descriptors]
     new = object.__new__
     if len(setters) == 1:
         (set0,) = setters
@@ -645,7 +646,7 @@ class FragmentBuilder(Sink):
         self.path.append(-1)
         self.path_tuple = None
 
-    def _end_container(self, empty_marker: Any, kind: str) -> None:
+    def _end_container(self, empty_marker: Any, kind: Literal["object", "array"]) -> None:
         self.kinds.pop()
         last = self.path.pop()
         self.path_tuple = None
@@ -708,7 +709,8 @@ class IncrementalArgParser:
         if tok.error is not None:
             tok.raise_sticky()
         builder = self._builder
-        builder.out = out = []
+        out: list[Any] = []
+        builder.out = out
         if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
             m = _PLAIN.match(chunk)
             if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
@@ -725,7 +727,8 @@ class IncrementalArgParser:
     def finish(self) -> list[Any]:
         """Signal the end of input; return what only the end completes (a bare root number)."""
         builder = self._builder
-        builder.out = out = []
+        out: list[Any] = []
+        builder.out = out
         self._tok.finish(builder)
         return out
 

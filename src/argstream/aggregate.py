@@ -189,7 +189,7 @@ class FragmentAggregator:
         if level == 0:
             self._root = value
             return Completed((), value)
-        return Completed(tuple(f.step for f in frames[1:]) + (frame.step,), value)
+        return Completed(tuple(f.step for f in frames[1:]) + (frame.step,), value)  # type: ignore[arg-type]  # steps below the root are set
 
     def snapshot(self) -> Any:
         """The value so far, the string in progress included. Treat it as read-only.
