@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -350,3 +351,158 @@ def test_deep_nesting_limit(make_parser):
     s = ToolArgStream("c", max_depth=3, parser_factory=make_parser)
     with pytest.raises(ArgumentStreamError):
         s.feed('{"a": [[[1]]]}')
+
+
+# -- on the core tokenizer: no scanner of its own -------------------------------------------
+
+
+@pytest.fixture
+def make_tokenizer(make_parser):
+    """The ``Tokenizer`` class of the backend under test."""
+    from argstream import parser as _parser
+
+    return _parser.TokenizerC if make_parser is _parser.IncrementalArgParserC else _parser.TokenizerPy
+
+
+class _SpyTokenizer:
+    """Wraps a core tokenizer: counts pushes and sink callbacks."""
+
+    def __init__(self, cls, **kwargs) -> None:
+        self.tok = cls(**kwargs)
+        self.pushes = 0
+        self.calls = 0
+
+    def push(self, chunk, sink):
+        self.pushes += 1
+        spy = self
+
+        class Counting:
+            def __getattr__(self, name):
+                method = getattr(sink, name)
+
+                def call(*args):
+                    spy.calls += 1
+                    return method(*args)
+
+                return call
+
+        self.tok.push(chunk, Counting())
+
+    def finish(self, sink):
+        self.tok.finish(sink)
+
+    state = property(lambda self: self.tok.state)
+    pos = property(lambda self: self.tok.pos)
+    offset = property(lambda self: self.tok.offset)
+
+
+def test_tokenizer_factory_gives_the_same_events(stream, make_tokenizer):
+    doc = '{"path": "a\\"b", "n": -12.5e+3 , "t": true, "arr": [null, {"k": []}], "s": "caf\u00e9 \\ud83d\\ude00"}'
+    for chunks in splits(doc):
+        ours = ToolArgStream("c", tokenizer_factory=make_tokenizer)
+        assert feed_all(ours, chunks) == feed_all(stream("c"), chunks)
+        assert ours.done
+
+
+def test_parser_factory_must_be_a_core_parser_class():
+    with pytest.raises(TypeError):
+        ToolArgStream("c", parser_factory=lambda **kwargs: None)
+
+
+def test_one_push_one_callback_one_event_per_chunk_inside_a_string(make_tokenizer):
+    spy = None
+
+    def factory(**kwargs):
+        nonlocal spy
+        spy = _SpyTokenizer(make_tokenizer, **kwargs)
+        return spy
+
+    s = ToolArgStream("c", tokenizer_factory=factory)
+    s.feed('{"content": "')
+    content = 'line \\"one\\"\\n\\tline \\u00e9 two\\\\ ' * 20
+    chunks = [content[i : i + 8] for i in range(0, len(content), 8)]
+    pushes, calls = spy.pushes, spy.calls
+    events = [s.feed(chunk) for chunk in chunks]
+    assert spy.pushes - pushes == len(chunks)
+    assert spy.calls - calls <= len(chunks)  # a chunk that ends inside an escape may have no data
+    assert all(len(evs) <= 1 for evs in events)
+    assert "".join(ev.text for evs in events for ev in evs) == json.loads(f'"{content}"')
+
+
+def test_scalar_end_waits_for_the_next_character_like_axio(stream):
+    s = stream("c")
+    assert s.feed('{"n": 12') == [ToolFieldStart(0, "c", "n"), ToolFieldDelta(0, "c", "n", "12")]
+    assert s.feed("3") == [ToolFieldDelta(0, "c", "n", "3")]  # a number cut by a chunk: one delta per feed
+    assert s.feed(" ") == [ToolFieldEnd(0, "c", "n")]
+    assert s.feed(', "t": tr') == [ToolFieldStart(0, "c", "t"), ToolFieldDelta(0, "c", "t", "tr")]
+    assert s.feed("ue") == [ToolFieldDelta(0, "c", "t", "ue")]
+    assert s.feed("") == []
+    assert s.feed("\n") == [ToolFieldEnd(0, "c", "t")]
+    assert s.feed(', "z":') == [ToolFieldStart(0, "c", "z")]
+    assert s.feed(" null") == [ToolFieldDelta(0, "c", "z", "null")]
+    assert s.feed('}') == [ToolFieldEnd(0, "c", "z")]
+    assert s.done
+
+
+def test_container_value_is_sliced_per_feed(stream):
+    s = stream("c")
+    assert s.feed('{"a": [1, {"b"') == [ToolFieldStart(0, "c", "a"), ToolFieldDelta(0, "c", "a", '[1, {"b"')]
+    assert s.feed("   ") == [ToolFieldDelta(0, "c", "a", "   ")]
+    assert s.feed(': "]"}') == [ToolFieldDelta(0, "c", "a", ': "]"}')]
+    assert s.feed('], "c": {}}') == [ToolFieldDelta(0, "c", "a", "]"), ToolFieldEnd(0, "c", "a"),
+                                     ToolFieldStart(0, "c", "c"), ToolFieldDelta(0, "c", "c", "{}"),
+                                     ToolFieldEnd(0, "c", "c")]
+    assert s.current_key == "c"
+
+
+@pytest.mark.parametrize(
+    ("chunks", "pos", "line", "col"),
+    [
+        (["t}"], 0, 1, 1),  # the core raises at '}' (an invalid literal); the root starts at 't'
+        (["\n tr", "ue"], 2, 2, 2),  # a literal root cut by a chunk
+        ([" ", "-1", "2"], 1, 1, 2),  # a number root, before it is complete
+        (["\n\n", ' "x"'], 3, 3, 2),
+        (["  x"], 2, 1, 3),
+    ],
+)
+def test_root_not_object_at_its_first_character(stream, chunks, pos, line, col):
+    s = stream("c")
+    with pytest.raises(ArgumentStreamError) as info:
+        feed_all(s, chunks)
+    assert (info.value.msg, info.value.pos, info.value.line, info.value.col) == (
+        "Expecting '{': tool arguments must be a JSON object", pos, line, col)
+    assert info.value.events == []
+
+
+@pytest.mark.parametrize(
+    ("doc", "events"),
+    [
+        # a complete number or literal before an invalid character: its text, not its end
+        ('{"a": 1x', [("ToolFieldStart", "a", None), ("ToolFieldDelta", "a", "1")]),
+        ('{"a": true[', [("ToolFieldStart", "a", None), ("ToolFieldDelta", "a", "true")]),
+        # the terminator was read: the end too
+        ('{"a": true x', [("ToolFieldStart", "a", None), ("ToolFieldDelta", "a", "true"), ("ToolFieldEnd", "a", None)]),
+        # the string text decoded before an invalid escape
+        ('{"a": "x\\u00e9\\q', [("ToolFieldStart", "a", None), ("ToolFieldDelta", "a", "xé")]),
+        # the ':' was read, the value is invalid
+        ('{"a" :]', [("ToolFieldStart", "a", None)]),
+        ('{"a" ]', []),
+        # nothing of a container value before its error
+        ('{"a": [1, 2,]', [("ToolFieldStart", "a", None)]),
+    ],
+)
+def test_error_events_are_those_of_the_text_before_it(stream, doc, events):
+    s = stream("c")
+    with pytest.raises(ArgumentStreamError) as info:
+        s.feed(doc)
+    assert merged(info.value.events) == events
+
+
+def test_finish_error_has_no_events(stream):
+    s = stream("c")
+    s.feed('{"a": [1')
+    with pytest.raises(IncompleteJSONError) as info:
+        s.finish()
+    assert info.value.events == []
+    with pytest.raises(IncompleteJSONError):  # sticky
+        s.feed("]}")

@@ -1,4 +1,4 @@
-"""A drop-in ``axio.tool_args.ToolArgStream`` on argstream's core parser.
+"""A drop-in ``axio.tool_args.ToolArgStream`` on argstream's core tokenizer.
 
 Change ``from axio.tool_args import ToolArgStream`` (and ``from axio.events
 import ToolFieldStart, ...``) to ``from argstream.compat.axio import ...``: the
@@ -9,13 +9,14 @@ other value streams as its raw JSON text.
 
 How it works
 ------------
-Every character goes once through one ``IncrementalArgParser``, which
-validates, decodes strings and decides where each top-level value ends. This
-layer only cuts each chunk where a top-level value starts or may end, so that
-what the core returns for each piece belongs to one field, and slices the raw
-text of non-string values out of the chunk (never re-serialised). Inside a long
-string value (the common case: a file's content) a chunk costs one regular
-expression match, one ``push`` and one event.
+Each chunk goes once through the core ``Tokenizer``, which validates it,
+decodes strings and keys, and reports tokens to a small sink. The sink only
+counts depth: at depth 1 (a member of the root object) a key becomes
+``current_key``, string data becomes deltas, and a number, literal or container
+value is sliced out of the chunk with the tokenizer's ``offset`` (never
+re-serialised). The layer never walks the JSON: where tokens start and end is
+the tokenizer's word. Inside a long string value (the common case: a file's
+content) a chunk costs one ``push``, one sink call and one event.
 
 Differences from axio (see docs/compat.md): invalid JSON raises
 :class:`~argstream.ArgumentStreamError` (a root that is not an object, junk
@@ -27,13 +28,12 @@ are this module's own (``to_axio()`` converts).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, List, Union
 
-from .._fragments_py import DONE, Empty
+from .. import parser as _parser
+from .._tokenizer_py import ERR_EXPECTING_COLON, MESSAGES, ST_END, ST_LITERAL, ST_NUMBER, ST_STRING, ST_VALUE
 from ..errors import ArgumentStreamError
-from ..parser import IncrementalArgParser
 from . import _fast_init
 
 __all__ = ["ToolArgStream", "ToolFieldStart", "ToolFieldDelta", "ToolFieldEnd", "ToolFieldEvent", "to_axio"]
@@ -81,34 +81,201 @@ def to_axio(event: ToolFieldEvent) -> Any:
     return cls(*(getattr(event, name) for name in event.__slots__))
 
 
-# Phases of the top-level object (what the next character means).
-_INIT = 0  # before the root '{'
-_OBJ = 1  # after '{' or ',': a key or '}'
-_KEY = 2  # inside a key
-_COLON = 3  # after a key
-_VALUE = 4  # after ':'
-_STRING = 5  # inside a string value
-_SCALAR = 6  # inside a number or literal
-_CONTAINER = 7  # inside an object or array value
-_AFTER = 8  # after a value: ',' or '}'
-_END = 9  # the root object is complete
-
+_NOT_OBJECT = "Expecting '{': tool arguments must be a JSON object"
+_NO_COLON = MESSAGES[ERR_EXPECTING_COLON]
 _WS = " \t\r\n"
-_WS_RUN = re.compile(r"[ \t\r\n]*")
-# A string body from a point outside an escape: stops at the closing quote, or at a lone
-# trailing backslash (an escape cut by the chunk end), or at the end.
-_STR_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.S)
-# A number or literal runs until whitespace, ',' or '}' (axio's rule, exact for valid JSON).
-_SCALAR_RUN = re.compile(r"[^ \t\r\n,}]*")
-_CLOSER = re.compile(r"[\]}]")
+_BEFORE_SCALAR = " \t\r\n:"  # what may sit between a key's closing quote and its scalar value
+
+
+def _default_tokenizer() -> Callable[..., Any]:
+    return _parser.TokenizerC or _parser.TokenizerPy
+
+
+def _tokenizer_of(parser_factory: Callable[..., Any]) -> Callable[..., Any]:
+    """The tokenizer class of the core that ``parser_factory`` (an ``IncrementalArgParser`` class) belongs to."""
+    pairs = ((_parser.IncrementalArgParserC, _parser.TokenizerC), (_parser.IncrementalArgParserPy, _parser.TokenizerPy))
+    for parser_cls, tokenizer_cls in pairs:
+        if parser_cls is not None and tokenizer_cls is not None and parser_factory is parser_cls:
+            return tokenizer_cls
+    raise TypeError("parser_factory must be an IncrementalArgParser class of argstream's cores; "
+                    "pass tokenizer_factory for any other tokenizer")
+
+
+class _FieldSink:
+    """The tokenizer's sink: turns the root object's members into ``ToolField*`` events.
+
+    Depth counts open containers (inside the root object: 1). Offsets are absolute;
+    ``chunk`` starts at ``base``.
+    """
+
+    __slots__ = (
+        "tok", "idx", "tid", "events", "chunk", "base", "depth", "root", "key", "starting",
+        "mark", "start", "end_at", "lines", "last_nl",
+    )
+
+    def __init__(self, tok: Any, idx: int, tid: str) -> None:
+        self.tok = tok
+        self.idx = idx
+        self.tid = tid
+        self.events: list[ToolFieldEvent] = []
+        self.chunk = ""
+        self.base = 0
+        self.depth = 0
+        self.root = False  # the root '{' arrived
+        self.key = ""
+        self.starting = False  # the current key's ToolFieldStart is still due
+        self.mark = 0  # just past the current key's closing quote
+        self.start = 0  # where the current container value starts
+        self.end_at = -1  # a scalar's ToolFieldEnd is due once this offset is read (axio ends it there)
+        self.lines = 1  # line and last newline before the root (only for the not-an-object error)
+        self.last_nl = -1
+
+    # -- events at depth 1 ----------------------------------------------------------
+
+    def _start(self) -> None:
+        self.starting = False
+        self.events.append(ToolFieldStart(self.idx, self.tid, self.key))
+
+    def _end(self) -> None:
+        self.end_at = -1
+        self.events.append(ToolFieldEnd(self.idx, self.tid, self.key))
+
+    def _delta(self, text: str) -> None:
+        self.events.append(ToolFieldDelta(self.idx, self.tid, self.key, text))
+
+    def not_object(self) -> ArgumentStreamError:
+        """The root value starts in this chunk (all before it is whitespace) and is not an object."""
+        chunk = self.chunk
+        k = len(chunk) - len(chunk.lstrip(_WS))
+        nl = chunk.rfind("\n", 0, k)
+        last_nl = self.base + nl if nl >= 0 else self.last_nl
+        pos = self.base + k
+        return ArgumentStreamError(_NOT_OBJECT, pos, self.lines + chunk.count("\n", 0, k), pos - last_nl)
+
+    # -- the tokenizer's callbacks ------------------------------------------------------
+
+    def on_begin_object(self) -> None:
+        depth = self.depth
+        self.depth = depth + 1
+        if depth == 1:
+            self._begin_container()
+        elif depth == 0:
+            self.root = True
+
+    def on_begin_array(self) -> None:
+        depth = self.depth
+        self.depth = depth + 1
+        if depth == 1:
+            self._begin_container()
+        elif depth == 0:
+            raise self.not_object()
+
+    def _begin_container(self) -> None:
+        if self.starting:
+            self._start()
+        self.start = self.tok.offset - 1
+
+    def on_end_object(self) -> None:
+        depth = self.depth = self.depth - 1
+        if depth == 1:
+            self._end_container()
+        elif depth == 0 and self.end_at >= 0:
+            self._end()
+
+    def on_end_array(self) -> None:
+        depth = self.depth = self.depth - 1
+        if depth == 1:
+            self._end_container()
+
+    def _end_container(self) -> None:
+        base = self.base
+        self._delta(self.chunk[max(self.start - base, 0) : self.tok.offset - base])
+        self._end()
+
+    def on_key(self, key: str) -> None:
+        if self.depth == 1:
+            if self.end_at >= 0:
+                self._end()
+            self.key = key
+            self.starting = True
+            self.mark = self.tok.offset
+
+    def on_begin_string(self) -> None:
+        if self.depth == 1:
+            if self.starting:
+                self._start()
+        elif self.depth == 0:
+            raise self.not_object()
+
+    def on_string_data(self, text: str) -> None:
+        if self.depth == 1:
+            self.events.append(ToolFieldDelta(self.idx, self.tid, self.key, text))
+
+    def on_end_string(self) -> None:
+        if self.depth == 1:
+            self.events.append(ToolFieldEnd(self.idx, self.tid, self.key))
+
+    def on_scalar(self, value: Any) -> None:
+        if self.depth == 1:
+            if self.starting:
+                self._start()
+            base = self.base
+            end = self.tok.offset
+            raw = self.chunk[max(self.mark - base, 0) : end - base].lstrip(_BEFORE_SCALAR)
+            if raw:
+                self._delta(raw)
+            self.end_at = end  # axio ends a scalar at the character after it
+        elif self.depth == 0:
+            raise self.not_object()
+
+    # -- the end of a feed, and errors ----------------------------------------------------
+
+    def end_feed(self) -> None:
+        """After a push that did not end inside a string value: what axio emits at a feed's end."""
+        depth = self.depth
+        tok = self.tok
+        chunk = self.chunk
+        base = self.base
+        if depth > 1:  # inside a container value: the chunk's part of it
+            text = chunk[max(self.start - base, 0) :]
+            if text:
+                self._delta(text)
+        elif depth == 1:
+            if self.end_at >= 0 and tok.pos > self.end_at:
+                self._end()
+            state = tok.state
+            if state == ST_VALUE or state == ST_NUMBER or state == ST_LITERAL:  # the ':' was read
+                if self.starting:
+                    self._start()
+                if state != ST_VALUE:  # a number or literal continues in the next chunk
+                    text = chunk[max(self.mark - base, 0) :].lstrip(_BEFORE_SCALAR)
+                    if text:
+                        self._delta(text)
+        elif not self.root:
+            if tok.state != ST_VALUE:  # a number or literal root started
+                raise self.not_object()
+            self.lines += chunk.count("\n")  # whitespace before the root
+            nl = chunk.rfind("\n")
+            if nl >= 0:
+                self.last_nl = base + nl
+
+    def before_error(self, exc: ArgumentStreamError) -> None:
+        """The push failed: add the events that the text before the error completed."""
+        if self.depth != 1:
+            return
+        if self.end_at >= 0 and exc.pos > self.end_at:
+            self._end()
+        if self.starting and exc.msg != _NO_COLON:  # any other error after a key comes after its ':'
+            self._start()
 
 
 class ToolArgStream:
     """Streams a tool call's argument JSON as ``ToolField*`` events, one top-level field at a time.
 
-    ``feed(chunk)`` returns the events that chunk produced. ``parser_factory``
-    makes the core parser (default: ``IncrementalArgParser``, the compiled core
-    when it is available).
+    ``feed(chunk)`` returns the events that chunk produced. ``tokenizer_factory``
+    makes the core tokenizer (default: the compiled core's ``Tokenizer`` when it
+    is available); ``parser_factory`` (an ``IncrementalArgParser`` class) picks
+    the tokenizer of that parser's core instead.
 
     Raises:
         ArgumentStreamError: from ``feed`` (or ``finish``) at the first character
@@ -117,10 +284,7 @@ class ToolArgStream:
             exception's ``events`` attribute. Errors are sticky.
     """
 
-    __slots__ = (
-        "_id", "_idx", "_core", "_phase", "_key", "_key_parts", "_esc", "_error",
-        "_parser_factory", "_line", "_line_start",
-    )
+    __slots__ = ("_id", "_idx", "_tok", "_sink", "_error")
 
     def __init__(
         self,
@@ -128,19 +292,16 @@ class ToolArgStream:
         index: int = 0,
         *,
         max_depth: int = 512,
-        parser_factory: Callable[..., Any] = IncrementalArgParser,
+        tokenizer_factory: Callable[..., Any] | None = None,
+        parser_factory: Callable[..., Any] | None = None,
     ) -> None:
+        if tokenizer_factory is None:
+            tokenizer_factory = _default_tokenizer() if parser_factory is None else _tokenizer_of(parser_factory)
         self._id = tool_use_id
         self._idx = index
-        self._parser_factory = parser_factory
-        self._core = parser_factory(max_depth=max_depth)
-        self._phase = _INIT
-        self._key = ""
-        self._key_parts: list[str] = []
-        self._esc = False  # the last piece ended with the backslash of an escape (key or string value)
+        self._tok = tokenizer_factory(max_depth=max_depth)
+        self._sink = _FieldSink(self._tok, index, tool_use_id)
         self._error: ArgumentStreamError | None = None
-        self._line = 1  # lines before the root '{', for the one error this layer raises itself
-        self._line_start = -1
 
     @property
     def tool_use_id(self) -> str:
@@ -153,17 +314,17 @@ class ToolArgStream:
     @property
     def current_key(self) -> str:
         """The last top-level key read (kept after its value ends), or ``""`` before the first."""
-        return self._key
+        return self._sink.key
 
     @property
     def done(self) -> bool:
         """The top-level JSON object is complete."""
-        return self._phase == _END
+        return self._tok.state == ST_END
 
     @property
     def position(self) -> int:
         """Characters consumed so far."""
-        return self._core.position
+        return self._tok.pos
 
     def feed(self, chunk: str) -> List[ToolFieldEvent]:
         """Process one chunk of argument JSON; return the field events it produced.
@@ -172,46 +333,33 @@ class ToolArgStream:
             ArgumentStreamError: the input is not a valid JSON object (sticky).
             TypeError: ``chunk`` is not a ``str``.
         """
-        if self._phase == _STRING and type(chunk) is str and chunk and self._error is None:
-            # Inside a string value: unless a closing quote is in the chunk, all of it is string
-            # data (or an invalid escape, which the core raises on). The hot path of file content.
-            esc = False
-            if '"' in chunk or chunk[-1] == "\\":
-                last = len(chunk) - 1
-                e = _STR_BODY.match(chunk, 1 if self._esc else 0).end()
-                if e < last or (e == last and chunk[e] == '"'):
-                    return self._feed(chunk)
-                esc = e == last  # the chunk ends with the backslash of an escape
-            try:
-                frags = self._core.push(chunk)
-            except ArgumentStreamError as exc:
-                self._error = exc
-                exc.events = []  # type: ignore[attr-defined]
-                raise
-            self._esc = esc
-            if not frags:
-                return []
-            text = frags[0].value.text if len(frags) == 1 else "".join([f.value.text for f in frags])
-            return [ToolFieldDelta(self._idx, self._id, self._key, text)]
-        return self._feed(chunk)
-
-    def _feed(self, chunk: str) -> List[ToolFieldEvent]:
         if self._error is not None:
             raise self._error.with_traceback(None)
-        if not isinstance(chunk, str):
+        if type(chunk) is not str and not isinstance(chunk, str):
             raise TypeError(f"chunks are str, not {type(chunk).__name__}")
+        tok = self._tok
+        sink = self._sink
         events: list[ToolFieldEvent] = []
-        if chunk:
-            marks: list[int] = []  # the chunk index of the character behind each event
-            base = self._core.position
-            try:
-                self._run(chunk, events, marks)
-            except ArgumentStreamError as exc:
-                self._error = exc
-                # Only the events of text before the error: the walk may have run ahead of the core.
-                exc.events = [ev for ev, m in zip(events, marks) if base + m < exc.pos]  # type: ignore[attr-defined]
-                raise
+        sink.events = events
+        sink.chunk = chunk
+        sink.base = tok.pos
+        try:
+            tok.push(chunk, sink)
+            if sink.depth != 1 or tok.state != ST_STRING:
+                sink.end_feed()
+        except ArgumentStreamError as exc:
+            raise self._fail(exc) from None
         return events
+
+    def _fail(self, exc: ArgumentStreamError) -> ArgumentStreamError:
+        sink = self._sink
+        if not sink.root:  # whatever is wrong before the root '{' is that the root is not an object
+            exc = sink.not_object()
+        else:
+            sink.before_error(exc)
+        exc.events = sink.events  # type: ignore[attr-defined]
+        self._error = exc
+        return exc
 
     def finish(self) -> List[ToolFieldEvent]:
         """End of input (not in axio): returns ``[]``.
@@ -221,187 +369,11 @@ class ToolArgStream:
         """
         if self._error is not None:
             raise self._error.with_traceback(None)
+        self._sink.events = []
         try:
-            self._core.finish()
+            self._tok.finish(self._sink)
         except ArgumentStreamError as exc:
+            exc.events = []  # type: ignore[attr-defined]
             self._error = exc
             raise
         return []
-
-    # -- the walk ---------------------------------------------------------------
-
-    def _run(self, chunk: str, events: list[ToolFieldEvent], marks: list[int]) -> None:
-        n = len(chunk)
-        push = self._core.push
-        base = self._core.position
-        pushed = 0  # chunk[:pushed] went to the core
-        buf: list[str] = []  # value text of the current field not yet in a delta
-        idx = self._idx
-        tid = self._id
-        phase = self._phase
-        i = 0
-        try:
-            while i < n:
-                if phase == _STRING:
-                    s = i + 1 if self._esc else i
-                    e = _STR_BODY.match(chunk, s).end()
-                    closer = e < n and chunk[e] == '"'
-                    if closer:
-                        cut = e + 1
-                        self._esc = False
-                    else:
-                        cut = n
-                        self._esc = e < n  # a lone trailing backslash
-                    closed = False
-                    try:
-                        frags = push(chunk[pushed:cut])
-                    except ArgumentStreamError as exc:  # keep the text decoded before the error
-                        buf.extend(f.value.text for f in getattr(exc, "fragments", ()) if type(f.value) is not Empty)
-                        if buf:
-                            events.append(ToolFieldDelta(idx, tid, self._key, "".join(buf)))
-                            marks.append(exc.pos - base - 1)
-                        raise
-                    for f in frags:
-                        v = f.value
-                        if v is DONE:
-                            closed = True
-                        elif type(v) is not Empty:
-                            buf.append(v.text)
-                    pushed = i = cut
-                    if closed:
-                        if not closer:  # pragma: no cover - the cut is exact for valid input
-                            raise AssertionError("string value ended away from its closing quote")
-                        if buf:
-                            events.append(ToolFieldDelta(idx, tid, self._key, "".join(buf)))
-                            marks.append(i - 1)
-                            buf = []
-                        events.append(ToolFieldEnd(idx, tid, self._key))
-                        marks.append(i - 1)
-                        phase = _AFTER
-                elif phase == _CONTAINER:
-                    raw_from = i
-                    closed = False
-                    while True:
-                        m = _CLOSER.search(chunk, i)
-                        cut = n if m is None else m.end()
-                        frags = push(chunk[pushed:cut])
-                        pushed = i = cut
-                        if frags and frags[-1].value is DONE:
-                            closed = True
-                            break
-                        if m is None:
-                            break
-                    buf.append(chunk[raw_from:i])
-                    if closed:
-                        events.append(ToolFieldDelta(idx, tid, self._key, "".join(buf)))
-                        events.append(ToolFieldEnd(idx, tid, self._key))
-                        marks.append(i - 1)
-                        marks.append(i - 1)
-                        buf = []
-                        phase = _AFTER
-                elif phase == _SCALAR:
-                    e = _SCALAR_RUN.match(chunk, i).end()
-                    if e > i:
-                        buf.append(chunk[i:e])
-                    i = e
-                    if e < n:
-                        if buf:
-                            events.append(ToolFieldDelta(idx, tid, self._key, "".join(buf)))
-                            marks.append(e)
-                            buf = []
-                        events.append(ToolFieldEnd(idx, tid, self._key))
-                        marks.append(e)
-                        phase = _AFTER
-                elif phase == _KEY:
-                    s = i + 1 if self._esc else i
-                    e = _STR_BODY.match(chunk, s).end()
-                    if e < n and chunk[e] == '"':
-                        self._esc = False
-                        self._key_parts.append(chunk[i:e])
-                        push(chunk[pushed : e + 1])  # validate the key before decoding it
-                        pushed = i = e + 1
-                        raw = "".join(self._key_parts)
-                        self._key_parts = []
-                        self._key = raw if "\\" not in raw else self._decode_key(raw)
-                        phase = _COLON
-                    else:
-                        self._esc = e < n
-                        self._key_parts.append(chunk[i:])
-                        i = n
-                else:
-                    c = chunk[i]
-                    if c in _WS:
-                        e = _WS_RUN.match(chunk, i).end()
-                        if phase == _INIT:
-                            self._count_lines(chunk, i, e, base)
-                        i = e
-                        continue
-                    if phase == _AFTER:
-                        if c == ",":
-                            phase = _OBJ
-                        elif c == "}":
-                            phase = _END
-                        else:
-                            self._unexpected(chunk, pushed, i, base)
-                        i += 1
-                    elif phase == _OBJ:
-                        if c == '"':
-                            phase = _KEY
-                        elif c == "}":
-                            phase = _END
-                        else:
-                            self._unexpected(chunk, pushed, i, base)
-                        i += 1
-                    elif phase == _COLON:
-                        if c != ":":
-                            self._unexpected(chunk, pushed, i, base)
-                        events.append(ToolFieldStart(idx, tid, self._key))
-                        marks.append(i)
-                        phase = _VALUE
-                        i += 1
-                    elif phase == _VALUE:
-                        if c == '"':
-                            push(chunk[pushed:i])  # what came before is no part of the string's pieces
-                            pushed = i
-                            phase = _STRING
-                            i += 1
-                        elif c == "{" or c == "[":
-                            push(chunk[pushed:i])
-                            pushed = i
-                            phase = _CONTAINER
-                        else:
-                            phase = _SCALAR
-                    elif phase == _INIT:
-                        if c != "{":
-                            line = self._line
-                            raise ArgumentStreamError(
-                                "Expecting '{': tool arguments must be a JSON object",
-                                base + i, line, base + i - self._line_start,
-                            )
-                        phase = _OBJ
-                        i += 1
-                    else:  # _END: the core rejects anything but whitespace
-                        self._unexpected(chunk, pushed, i, base)
-            if pushed < n:
-                push(chunk[pushed:])
-        finally:
-            self._phase = phase
-        if buf:
-            events.append(ToolFieldDelta(idx, tid, self._key, "".join(buf)))
-            marks.append(n)
-
-    def _count_lines(self, chunk: str, i: int, e: int, base: int) -> None:
-        k = chunk.rfind("\n", i, e)
-        if k >= 0:
-            self._line += chunk.count("\n", i, e)
-            self._line_start = base + k
-
-    def _unexpected(self, chunk: str, pushed: int, i: int, base: int) -> None:
-        """A character the grammar does not allow here: the core raises on it."""
-        self._core.push(chunk[pushed : i + 1])
-        raise ArgumentStreamError("Unexpected character", base + i)  # pragma: no cover - the core raised
-
-    def _decode_key(self, raw: str) -> str:
-        """Decode a (validated) key with escapes, exactly as the core decodes strings."""
-        parser = self._parser_factory()
-        return "".join(f.text for f in parser.push(f'"{raw}"') if type(f) is not Empty and f is not DONE)
