@@ -205,3 +205,23 @@ __all__ = [
     "run", "run_per_push", "error_of", "fields", "whole", "one_unit", "cut", "random_chunks", "every_split",
     "CHUNKINGS", "same_json", "aggregate", "canon", "structure", "string_texts", "check_stream", "loads", "get_path",
 ]
+
+
+def build(events: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
+    """Feed provider events to an ``EventBuilder``: the flushed events, the progress, and the ``Finished`` events."""
+    from argstream.builder import EventBuilder
+    from argstream.events import Finished, Part
+
+    builder = EventBuilder()
+    flushed: list[Any] = []
+    progress: list[Any] = []
+    finished: list[Any] = []
+    for event in events:
+        result = builder.handle(event)
+        if isinstance(event, Finished):
+            finished.append(event)
+        elif isinstance(event, Part):
+            progress += result
+        elif result is not None:
+            flushed.append(result)
+    return flushed, progress, finished

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from _support import build
 from argstream import DONE, ArrayItem, ObjectEntry, String
 from argstream.builder import EventBuilder
 from argstream.events import (
     ArgumentChunk,
     ChatMessage,
     ChatReasoning,
-    ConversationEvent,
     Finished,
     FinishReason,
     Flush,
@@ -22,25 +22,10 @@ from argstream.events import (
     Part,
     Reasoning,
     ToolCall,
-    ToolCallArgumentProgress,
     ToolCallRequest,
     ToolCallStart,
 )
 from argstream.providers.gemini import GeminiAdapter, PartialArgsWriter, ato_events, parse_json_path, to_events
-
-
-def build(events: list[Any]) -> tuple[list[ConversationEvent], list[ToolCallArgumentProgress], list[Finished]]:
-    builder = EventBuilder()
-    flushed, progress, finished = [], [], []
-    for event in events:
-        result = builder.handle(event)
-        if isinstance(event, Finished):
-            finished.append(event)
-        elif isinstance(event, Part):
-            progress += result
-        elif result is not None:
-            flushed.append(result)
-    return flushed, progress, finished
 
 
 def calls(events: list[Any]) -> list[ToolCallRequest]:

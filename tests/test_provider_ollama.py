@@ -6,13 +6,12 @@ from typing import Any
 
 import pytest
 
+from _support import build
 from argstream import ObjectEntry, String
-from argstream.builder import EventBuilder
 from argstream.events import (
     ArgumentChunk,
     ChatMessage,
     ChatReasoning,
-    ConversationEvent,
     Finished,
     FinishReason,
     Flush,
@@ -20,27 +19,12 @@ from argstream.events import (
     Part,
     Reasoning,
     ToolCall,
-    ToolCallArgumentProgress,
     ToolCallRequest,
     ToolCallStart,
 )
 from argstream.providers.ollama import ato_events, to_events
 
 CREATED = "2025-06-01T10:00:00.000000Z"
-
-
-def build(events: list[Any]) -> tuple[list[ConversationEvent], list[ToolCallArgumentProgress], list[Finished]]:
-    builder = EventBuilder()
-    flushed, progress, finished = [], [], []
-    for event in events:
-        result = builder.handle(event)
-        if isinstance(event, Finished):
-            finished.append(event)
-        elif isinstance(event, Part):
-            progress += result
-        elif result is not None:
-            flushed.append(result)
-    return flushed, progress, finished
 
 
 def line(content: str = "", thinking: str | None = None, tool_calls: list | None = None, done: bool = False,

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
+from _support import build
 from argstream import DONE, ObjectEntry, String
 from argstream.builder import EventBuilder
 from argstream.events import (
     ArgumentChunk,
     ChatMessage,
     ChatReasoning,
-    ConversationEvent,
     Finished,
     FinishReason,
     Flush,
@@ -21,27 +21,11 @@ from argstream.events import (
     Part,
     Reasoning,
     ToolCall,
-    ToolCallArgumentProgress,
     ToolCallRequest,
     ToolCallStart,
 )
 from argstream.providers import openai_responses
 from argstream.providers.openai_responses import ato_events, to_events
-
-
-def build(events: list[Any]) -> tuple[list[ConversationEvent], list[ToolCallArgumentProgress], list[Finished]]:
-    """Feed events to an ``EventBuilder``: flushed events, progress, and the ``Finished`` events."""
-    builder = EventBuilder()
-    flushed, progress, finished = [], [], []
-    for event in events:
-        result = builder.handle(event)
-        if isinstance(event, Finished):
-            finished.append(event)
-        elif isinstance(event, Part):
-            progress += result
-        elif result is not None:
-            flushed.append(result)
-    return flushed, progress, finished
 
 
 def chunks(events: list[Any], index: int) -> list[str]:
