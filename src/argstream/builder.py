@@ -23,7 +23,7 @@ reported as complete: :meth:`EventBuilder.handle_finished` returns them marked i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Union
+from typing import Any, Union, final
 
 from .aggregate import FragmentAggregator
 from .errors import ArgumentStreamError, IncompleteJSONError
@@ -55,6 +55,7 @@ INCOMPLETE = "incomplete"
 _NO_METADATA: Mapping[str, Any] = {}
 
 
+@final  # lets mypy narrow the ``type(buffer) is _Text`` dispatch both ways
 class _Text:
     __slots__ = ("cls", "pieces", "metadata")
 
@@ -64,6 +65,7 @@ class _Text:
         self.metadata: dict[str, Any] = {}
 
 
+@final
 class _Json:
     """A JSON value streaming as chunks: tool call arguments or structured output."""
 
@@ -97,7 +99,7 @@ class _Json:
 
     def close(self) -> Any:
         """End of input: the value, or ``{}`` / ``None`` when nothing arrived or ``error`` is set."""
-        empty = {} if self.tool else None
+        empty: dict[str, Any] | None = {} if self.tool else None
         if self.error is None and not self.seen:
             return empty
         if self.error is None and not self.aggregator.done:
@@ -231,12 +233,11 @@ class EventBuilder:
     ) -> list[ToolCallArgumentProgress] | ConversationEvent | list[ConversationEvent] | None:
         """Dispatch one event: a ``Part`` returns progress, a ``Flush`` its event (or ``None``),
         a ``Finished`` the unflushed leftovers (see :meth:`handle_finished`)."""
-        cls = type(event)
-        if cls is Part:
+        if type(event) is Part:
             return self.handle_part(event.index, event.part, event.metadata)
-        if cls is Flush:
+        if type(event) is Flush:
             return self.handle_flush(event.index, event.metadata)
-        if cls is Finished:
+        if type(event) is Finished:
             return self.handle_finished(event)
         raise TypeError(f"not an event: {event!r}")
 

@@ -160,8 +160,8 @@ class ToolStreamState:
 
     def feed(self, event: Event) -> list[Any]:
         """The items that one event produces."""
-        cls = type(event)
-        if cls is Part:
+        if type(event) is Part:
+            part: Any  # dispatched on ``pcls`` below (one type() call), which mypy does not narrow through
             part, index = event.part, event.index
             pcls = type(part)
             if pcls is ToolCall:
@@ -182,7 +182,7 @@ class ToolStreamState:
             if pcls is Structured:
                 return [StructuredDelta(part.chunk, index)] if part.chunk else []
             return []
-        if cls is Flush:
+        if type(event) is Flush:
             flushed = self.builder.handle_flush(event.index, event.metadata)
             self._started.discard(event.index)
             if flushed is None:
@@ -192,7 +192,7 @@ class ToolStreamState:
             if type(kind) is ToolCallRequest:
                 return [ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, event.index, flushed)]
             return []
-        if cls is Finished:
+        if type(event) is Finished:
             incomplete = self.builder.handle_finished()
             item = StreamFinished(event.reason, tuple(self._events), tuple(incomplete), event.metadata)
             self._events = []
@@ -291,7 +291,7 @@ async def aiter_tool_stream(
 ) -> AsyncIterator[StreamItem]:
     """Async twin of :func:`iter_tool_stream` (``stream`` may be async or plain iterable)."""
     state = ToolStreamState(builder_factory)
-    iterator: Any = stream.__aiter__() if hasattr(stream, "__aiter__") else iter(stream)  # type: ignore[union-attr]
+    iterator: Any = stream.__aiter__() if hasattr(stream, "__aiter__") else iter(stream)
     try:
         try:
             first = await iterator.__anext__() if hasattr(iterator, "__anext__") else next(iterator)

@@ -29,7 +29,7 @@ def _fast_init(cls: _T) -> _T:
     import dataclasses
 
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    setters = [cls.__dict__[f.name].__set__ for f in fields]  # type: ignore[attr-defined]
+    setters = [cls.__dict__[f.name].__set__ for f in fields]
     params, body, env = [], [], {}
     for f, setter in zip(fields, setters):
         env[f"_set_{f.name}"] = setter

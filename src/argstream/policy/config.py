@@ -344,8 +344,8 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
             loader.warn_no_catch_all(DEFAULTS, name, star[name])  # type: ignore[arg-type]
     if loader.problems:
         order = {tool: i for i, tool in enumerate(table)}
-        fields = {"policy": 0, "run": 1, "result": 2}
-        loader.problems.sort(key=lambda p: (order.get(p.tool, -1), fields.get(p.field, 3), p.rule or 0))
+        field_order = {"policy": 0, "run": 1, "result": 2}
+        loader.problems.sort(key=lambda p: (order.get(p.tool, -1), field_order.get(p.field, 3), p.rule or 0))
         raise PolicyError(loader.problems)
     out[DEFAULTS] = ToolPolicy(DEFAULTS, star["run"], star["result"])  # type: ignore[arg-type]
     return out

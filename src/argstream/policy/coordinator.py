@@ -510,9 +510,9 @@ class TurnCoordinator:
         at a time. ``close`` may be a coroutine function (``AsyncStream.close``).
         """
         if hasattr(events, "__aiter__"):
-            iterator: Any = events.__aiter__()  # type: ignore[union-attr]
+            iterator: Any = events.__aiter__()
         else:
-            iterator = _AsyncOver(iter(events))  # type: ignore[arg-type]
+            iterator = _AsyncOver(iter(events))
         self._async = True
         prompt_lock = asyncio.Lock()
         tasks: set[asyncio.Task[Any]] = set()

@@ -217,12 +217,12 @@ async def adrive(adapter: Adapter, stream: AsyncIterable[Any] | Iterable[Any]) -
     finished = False
     try:
         if hasattr(stream, "__aiter__"):
-            async for item in stream:  # type: ignore[union-attr]
+            async for item in stream:
                 for event in adapter.feed(item):
                     finished = type(event) is Finished
                     yield event
         else:
-            for item in stream:  # type: ignore[union-attr]
+            for item in stream:
                 for event in adapter.feed(item):
                     finished = type(event) is Finished
                     yield event

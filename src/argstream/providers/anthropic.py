@@ -129,7 +129,7 @@ class AnthropicAdapter(Adapter):
             return [Part(index, self._text(text))] if text else []
         if btype == "thinking":
             self._blocks[index] = _Block(_THINKING)
-            out = []
+            out: list[Event] = []
             thinking = get(block, "thinking")
             if thinking:
                 out.append(Part(index, Reasoning(thinking)))

@@ -310,11 +310,11 @@ class PartialArgsWriter:
                 out.append(",")
             if frame.array:
                 start = frame.last + 1 if frame.count else 0  # type: ignore[operator]
-                out.append("null," * (step - start))  # type: ignore[operator]
-                frame.count += step - start  # type: ignore[operator]
+                out.append("null," * (step - start))
+                frame.count += step - start
             else:
                 out.append(json.dumps(step, ensure_ascii=False) + ":")
-                frame.keys.add(step)  # type: ignore[arg-type]
+                frame.keys.add(step)
             frame.last = step
             frame.count += 1
             if i + 1 < len(path):

@@ -135,12 +135,12 @@ class OpenAIChatAdapter(Adapter):
             if reason is not None and state.finish is None:
                 state.finish = reason
                 for key in state.keys:
-                    metadata = {"refusal": True} if key == (number, "refusal") else {}
+                    metadata: dict[str, Any] = {"refusal": True} if key == (number, "refusal") else {}
                     out.append(Flush(self._slots(key), metadata))
                 state.keys.clear()
         if not self._finished and self._choices and all(c.finish is not None for c in self._choices.values()):
             first = next(iter(self._choices.values())).finish or ""
-            metadata: dict[str, Any] = {"stop_reason": first}
+            metadata = {"stop_reason": first}
             if self._usage is not None:
                 metadata["usage"] = plain(self._usage)
             out.append(Finished(finish_reason(FINISH_REASONS.get(first), self._tool_calls), metadata))
