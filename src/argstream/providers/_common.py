@@ -215,17 +215,12 @@ def drive(adapter: Adapter, stream: Iterable[Any]) -> Iterator[Event]:
 async def adrive(adapter: Adapter, stream: AsyncIterable[Any] | Iterable[Any]) -> AsyncIterator[Event]:
     """Async twin of :func:`drive`; ``stream`` may be an async iterable or a plain iterable."""
     finished = False
+    items = stream if hasattr(stream, "__aiter__") else _as_async(stream)
     try:
-        if hasattr(stream, "__aiter__"):
-            async for item in stream:
-                for event in adapter.feed(item):
-                    finished = type(event) is Finished
-                    yield event
-        else:
-            for item in stream:
-                for event in adapter.feed(item):
-                    finished = type(event) is Finished
-                    yield event
+        async for item in items:
+            for event in adapter.feed(item):
+                finished = type(event) is Finished
+                yield event
         for event in adapter.end():
             finished = type(event) is Finished
             yield event
@@ -235,3 +230,8 @@ async def adrive(adapter: Adapter, stream: AsyncIterable[Any] | Iterable[Any]) -
         raise
     if not finished:
         yield Finished(FinishReason.ERROR)
+
+
+async def _as_async(stream: Iterable[Any]) -> AsyncIterator[Any]:
+    for item in stream:
+        yield item
