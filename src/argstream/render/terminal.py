@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping, TextIO
 
 from ..events import ToolCallArgumentProgress
 from ..fragments import Empty, Scalar, String, flatten
+from .sanitize import visible, visible_line
 from ..stream import (
     ReasoningDelta,
     StreamFinished,
@@ -43,7 +44,7 @@ _EMPTY_TEXT = {"object": "{}", "array": "[]", "string": '""'}
 
 def label(step: str | int) -> str:
     """How one path element is shown: a key as is, an index as ``[i]``."""
-    return f"[{step}]" if isinstance(step, int) else step
+    return f"[{step}]" if isinstance(step, int) else visible_line(step)
 
 
 def format_call(name: str, arguments: Mapping[str, Any], streaming: Iterable[str] = ()) -> str:
@@ -51,9 +52,10 @@ def format_call(name: str, arguments: Mapping[str, Any], streaming: Iterable[str
 
     ``arguments`` are the parameters known so far; ``streaming`` names the ones still arriving.
     """
-    parts = [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items()]
-    parts += [f'streaming "{key}"...' for key in streaming]
-    return f"{name}({', '.join(parts)})"
+    parts = [f"{visible_line(key)}: {visible_line(json.dumps(value, ensure_ascii=False))}"
+             for key, value in arguments.items()]
+    parts += [f'streaming "{visible_line(key)}"...' for key in streaming]
+    return f"{visible_line(name)}({', '.join(parts)})"
 
 
 class _CallView:
@@ -130,14 +132,14 @@ class TerminalRenderer:
             self._line_start()
             self._active = None
         self._mode = mode
-        self.out.write(self._style(text, *codes))
+        self.out.write(self._style(visible(text), *codes))
 
     def _started(self, call_id: str, name: str) -> None:
         self._end_string()
         self._line_start()
         self._calls[call_id] = _CallView(name)
         self._active = call_id
-        self.out.write(self._style(f"▶ {name}", _BOLD) + "  " + self._style(call_id, _DIM) + "\n")
+        self.out.write(self._style(f"▶ {visible_line(name)}", _BOLD) + "  " + self._style(visible_line(call_id), _DIM) + "\n")
 
     def _finished(self, item: ToolCallFinished) -> None:
         self._end_string()
@@ -146,9 +148,10 @@ class TerminalRenderer:
         if self._active == item.id:
             self._active = None
         if item.error is None:
-            self.out.write(self._style(f"✓ {item.name}", _GREEN) + "\n")
+            self.out.write(self._style(f"✓ {visible_line(item.name)}", _GREEN) + "\n")
         else:
-            self.out.write(self._style(f"✗ {item.name}: invalid arguments ({item.error})", _RED) + "\n")
+            message = visible_line(f"{item.name}: invalid arguments ({item.error})")
+            self.out.write(self._style(f"✗ {message}", _RED) + "\n")
 
     # -- arguments ---------------------------------------------------------------------
 
@@ -160,7 +163,8 @@ class TerminalRenderer:
         if self._active != call_id:  # interleaved calls: say whose lines follow
             self._end_string()
             self._line_start()
-            self.out.write(self._style(f"▶ {view.name}", _BOLD) + "  " + self._style(f"{call_id} (continued)", _DIM) + "\n")
+            self.out.write(self._style(f"▶ {visible_line(view.name)}", _BOLD) + "  "
+                           + self._style(f"{visible_line(call_id)} (continued)", _DIM) + "\n")
             view.headers = []
             self._active = call_id
         return view
@@ -194,7 +198,7 @@ class TerminalRenderer:
                 name = self._style(label(path[-1]), _CYAN) + ": " if path else ""
                 self.out.write(f"{indent}{name}")
                 view.string_path = path
-            text = leaf.text
+            text = visible(leaf.text)
             if "\n" in text:
                 text = text.replace("\n", "\n" + "  " * (len(path) + 1) + self._style("│ ", _DIM))
             self.out.write(text)
@@ -206,7 +210,7 @@ class TerminalRenderer:
         if cls is Scalar or cls is Empty:
             self._end_string()
             self._headers(view, path)
-            shown = json.dumps(leaf.value) if cls is Scalar else _EMPTY_TEXT[leaf.kind]
+            shown = visible_line(json.dumps(leaf.value)) if cls is Scalar else _EMPTY_TEXT[leaf.kind]
             indent = "  " * len(path)
             name = self._style(label(path[-1]), _CYAN) + ": " if path else ""
             self.out.write(f"{indent}{name}{self._style(shown, _YELLOW)}\n")
