@@ -38,6 +38,7 @@ from .stream import (
     StreamFinished,
     StructuredDelta,
     TextDelta,
+    ToolCallFailed,
     ToolCallFinished,
     ToolCallStarted,
     aiter_tool_stream,
@@ -55,6 +56,6 @@ __all__ = [
     "EventPart", "Finished", "FinishReason", "Flush", "Message", "Part", "Reasoning", "Structured", "ToolCall",
     "ToolCallArgumentProgress", "ToolCallPart", "ToolCallRequest", "ToolCallStart",
     # the one-loop helper
-    "ReasoningDelta", "StreamFinished", "StructuredDelta", "TextDelta", "ToolCallFinished", "ToolCallStarted",
+    "ReasoningDelta", "StreamFinished", "StructuredDelta", "TextDelta", "ToolCallFailed", "ToolCallFinished", "ToolCallStarted",
     "aiter_tool_stream", "iter_tool_stream",
 ]

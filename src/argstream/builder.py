@@ -45,6 +45,7 @@ from .events import (
     ToolCallRequest,
     ToolCallStart,
 )
+from .fragments import flatten
 from .parser import IncrementalArgParser
 
 __all__ = ["EventBuilder", "INCOMPLETE"]
@@ -96,6 +97,25 @@ class _Json:
         for fragment in fragments:
             push(fragment)
         return fragments
+
+    def progress(self, text: str, index: int) -> list[ToolCallArgumentProgress]:
+        """Parse one chunk of tool call arguments; each fragment once, with its path and what it completed."""
+        if self.error is not None or not text:
+            return []
+        if not self.seen and not text.isspace():
+            self.seen = True
+        try:
+            fragments = self.parser.push(text)
+        except ArgumentStreamError as exc:
+            self.error = exc
+            fragments = getattr(exc, "fragments", None) or []
+        push = self.aggregator.push
+        call_id, name = self.id, self.name
+        out = []
+        for fragment in fragments:
+            path, leaf = flatten(fragment)
+            out.append(ToolCallArgumentProgress(call_id, name, fragment, path, leaf, push(fragment), index))
+        return out
 
     def close(self) -> Any:
         """End of input: the value, or ``{}`` / ``None`` when nothing arrived or ``error`` is set."""
@@ -168,11 +188,7 @@ class EventBuilder:
                 buffer.metadata.update(metadata)
             inner = part.part
             if type(inner) is ArgumentChunk:
-                fragments = buffer.push(inner.text)
-                if not fragments:
-                    return []
-                call_id, name = buffer.id, buffer.name
-                return [ToolCallArgumentProgress(call_id, name, f) for f in fragments]
+                return buffer.progress(inner.text, index)
             if type(inner) is ToolCallStart:
                 if not buffer.id and inner.id:
                     buffer.id = inner.id
@@ -216,15 +232,19 @@ class EventBuilder:
         Tool calls among them carry an ``IncompleteJSONError`` even when their text happened to
         be a whole value: a call whose stream was cut off is never reported as complete.
         """
+        return [event for _, event in self.finish_indexed()]
+
+    def finish_indexed(self) -> list[tuple[int, ConversationEvent]]:
+        """:meth:`handle_finished` with each leftover's index: ``[(index, event), ...]``."""
         out = []
-        for buffer in self._buffers.values():
+        for index, buffer in self._buffers.items():
             if type(buffer) is _Json and buffer.error is None:
                 buffer.close()
                 if buffer.error is None:
                     buffer.error = IncompleteJSONError("the stream ended before this value was flushed",
                                                        buffer.parser.position)
             buffer.metadata[INCOMPLETE] = True
-            out.append(_event(buffer))
+            out.append((index, _event(buffer)))
         self._buffers.clear()
         return out
 
@@ -244,6 +264,11 @@ class EventBuilder:
     def pending(self) -> list[int]:
         """Indexes with buffered parts not flushed yet."""
         return list(self._buffers)
+
+    def error(self, index: int) -> ArgumentStreamError | None:
+        """The error that stopped the JSON value streaming at ``index`` (``None`` while it is valid)."""
+        buffer = self._buffers.get(index)
+        return buffer.error if type(buffer) is _Json else None
 
     def tool_call(self, index: int) -> tuple[str, str] | None:
         """``(id, name)`` of the tool call streaming at ``index``, or ``None``."""

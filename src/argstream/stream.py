@@ -19,7 +19,10 @@ function. Items, in stream order:
 
 - :class:`TextDelta`, :class:`ReasoningDelta`, :class:`StructuredDelta`: text as it arrives;
 - :class:`ToolCallStarted`: once per call, at its first part;
-- ``ToolCallArgumentProgress``: every argument fragment, as the builder produces it;
+- ``ToolCallArgumentProgress``: every argument fragment, as the builder produces it, with its
+  ``path``, ``leaf`` and the ``completed`` value it closed (the one source every consumer reads);
+- :class:`ToolCallFailed`: a call that can no longer run (invalid or cut-off arguments), as soon
+  as that is certain;
 - :class:`ToolCallFinished`: the provider closed the call; ``arguments`` are final, or ``error``
   holds the ``ArgumentStreamError`` when the text was not a valid JSON object;
 - :class:`StreamFinished`: once per response, with the reason, every persisted event flushed
@@ -60,7 +63,8 @@ from .providers._common import get
 
 __all__ = [
     "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
-    "ToolCallStarted", "aiter_tool_stream", "detect_provider", "iter_tool_stream", "ToolStreamState",
+    "ToolCallStarted", "ToolCallFailed", "aiter_tool_stream", "detect_provider", "iter_tool_stream",
+    "ToolStreamState",
 ]
 
 
@@ -119,6 +123,20 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCallFailed:
+    """A tool call that will never run, reported the moment that is certain: its arguments
+    stopped being valid JSON (``error`` is the parser's ``ArgumentStreamError``, a
+    ``DuplicateKeyError`` for a repeated key), or the response ended before they were complete
+    (an ``IncompleteJSONError``). The same error is on the call's ``ToolCallFinished`` if the
+    provider still closes it."""
+
+    id: str
+    name: str
+    error: ArgumentStreamError
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class StreamFinished:
     """One response ended. ``events`` are its flushed ``ConversationEvent``s, in order, to persist;
     ``incomplete`` the ones cut off before their flush (``metadata["incomplete"]`` is set)."""
@@ -140,8 +158,8 @@ class StreamFinished:
 
 
 StreamItem = Union[
-    TextDelta, ReasoningDelta, StructuredDelta, ToolCallStarted, ToolCallArgumentProgress, ToolCallFinished,
-    StreamFinished,
+    TextDelta, ReasoningDelta, StructuredDelta, ToolCallStarted, ToolCallArgumentProgress, ToolCallFailed,
+    ToolCallFinished, StreamFinished,
 ]
 
 ToEvents = Callable[[Any], Iterator[Event]]
@@ -151,12 +169,13 @@ Provider = Union[str, ModuleType, ToEvents, None]
 class ToolStreamState:
     """The sans-IO core of :func:`iter_tool_stream`: feed it events, get stream items back."""
 
-    __slots__ = ("builder", "_events", "_started")
+    __slots__ = ("builder", "_events", "_started", "_failed")
 
     def __init__(self, builder_factory: Callable[[], EventBuilder] = EventBuilder) -> None:
         self.builder = builder_factory()
         self._events: list[ConversationEvent] = []
         self._started: set[int] = set()
+        self._failed: set[int] = set()
 
     def feed(self, event: Event) -> list[Any]:
         """The items that one event produces."""
@@ -173,6 +192,12 @@ class ToolStreamState:
                     out.append(ToolCallStarted(call_id, name, index))
                 if progress:
                     out.extend(progress)
+                if index not in self._failed:
+                    error = self.builder.error(index)
+                    if error is not None:
+                        self._failed.add(index)
+                        call_id, name = self.builder.tool_call(index) or ("", "")
+                        out.append(ToolCallFailed(call_id, name, error, index))
                 return out
             self.builder.handle_part(index, part, event.metadata)
             if pcls is Message:
@@ -183,21 +208,34 @@ class ToolStreamState:
                 return [StructuredDelta(part.chunk, index)] if part.chunk else []
             return []
         if type(event) is Flush:
-            flushed = self.builder.handle_flush(event.index, event.metadata)
-            self._started.discard(event.index)
+            index = event.index
+            flushed = self.builder.handle_flush(index, event.metadata)
+            self._started.discard(index)
             if flushed is None:
                 return []
             self._events.append(flushed)
             kind = flushed.kind
             if type(kind) is ToolCallRequest:
-                return [ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, event.index, flushed)]
+                items: list[Any] = []
+                if kind.error is not None and index not in self._failed:
+                    items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
+                self._failed.discard(index)
+                items.append(ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, index, flushed))
+                return items
             return []
         if type(event) is Finished:
-            incomplete = self.builder.handle_finished()
-            item = StreamFinished(event.reason, tuple(self._events), tuple(incomplete), event.metadata)
+            items = []
+            incomplete = []
+            for index, leftover in self.builder.finish_indexed():
+                kind = leftover.kind
+                if type(kind) is ToolCallRequest and kind.error is not None and index not in self._failed:
+                    items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
+                incomplete.append(leftover)
+            items.append(StreamFinished(event.reason, tuple(self._events), tuple(incomplete), event.metadata))
             self._events = []
             self._started.clear()
-            return [item]
+            self._failed.clear()
+            return items
         raise TypeError(f"not an event: {event!r}")
 
 
