@@ -78,27 +78,14 @@ def _replay_with_policy(items: list[Any], provider: str | None, args: argparse.N
     """Replay through a ``TurnCoordinator``: decisions while the arguments stream, prompts, cancellation."""
     import importlib
 
-    from .events import Message, Part, Reasoning, ToolCall, ToolCallStart
     from .policy import TurnCoordinator, load_policies
+    from .policy.drivers import run_inline, run_threaded
     from .render import TerminalRenderer, format_call
-    from .stream import ReasoningDelta, TextDelta, ToolCallStarted, detect_provider
+    from .stream import detect_provider
 
     policies = load_policies(Path(args.policy))
     renderer = TerminalRenderer(color=args.color)
     module = importlib.import_module(f"argstream.providers.{provider or detect_provider(items[0])}")
-
-    def tap(events: Any) -> Iterator[Any]:
-        """Draw text and tool call headers as the events pass to the coordinator."""
-        for event in events:
-            if type(event) is Part:
-                part = event.part
-                if type(part) is Message:
-                    renderer(TextDelta(part.text, event.index))
-                elif type(part) is Reasoning:
-                    renderer(ReasoningDelta(part.text, event.index))
-                elif type(part) is ToolCall and type(part.part) is ToolCallStart:
-                    renderer(ToolCallStarted(part.part.id, part.part.name, event.index))
-            yield event
 
     def prompt(call: Any) -> bool:
         renderer.close()
@@ -118,7 +105,8 @@ def _replay_with_policy(items: list[Any], provider: str | None, args: argparse.N
 
     events = module.to_events(_paced(items, args.delay))
     turn = TurnCoordinator(policies, prompt=prompt, render=renderer, on_decision=decided)
-    result = turn.run(tap(events), close=getattr(events, "close", None))
+    drive = run_inline if args.answer else run_threaded  # a scripted answer needs no second thread
+    result = drive(turn, events, close=getattr(events, "close", None))
     renderer.close()
     for call in result.calls:
         if call.skipped:
