@@ -219,3 +219,33 @@ def test_streaming_state_revises_on_a_replaced_value() -> None:
     state = StreamingPolicyState(policies["fs_create_file"].run)
     assert state.feed_parameter("path", "src/a") is RunMode.UNATTENDED
     assert state.feed_parameter("path", "src/../../x") is RunMode.ASK
+
+
+# -- invalid and cut-off calls: one error, from every layer -------------------------------------------
+
+
+def test_cut_off_call_has_the_same_error_from_every_layer() -> None:
+    from argstream import IncompleteJSONError, iter_tool_stream
+    from argstream.stream import StreamFinished, ToolCallFailed
+
+    events = events_for(['{"path": "src/a.py", "content": "unfinished'], end=False) + [
+        Finished(FinishReason.MAX_TOKENS)]
+    items = list(iter_tool_stream(iter(events), provider=lambda stream: stream))
+    failed = [i for i in items if type(i) is ToolCallFailed]
+    end = items[-1]
+    assert type(end) is StreamFinished and len(failed) == 1
+    result, ran = drive({"*": "unattended"}, events)
+    call = result.calls[0]
+    for error in (failed[0].error, end.incomplete[0].kind.error, call.error):
+        assert type(error) is IncompleteJSONError
+    assert ran == [] and call.failed and not result.cancelled
+
+
+def test_invalid_arguments_mid_stream_fail_like_a_decline_and_cancel(make_parser) -> None:
+    closed: list[bool] = []
+    chunks = ['{"path": "src/a.py", ', '"content": x', '"rest"}', '...'] + ["more"] * 10
+    co = TurnCoordinator({"*": "unattended"}, builder=EventBuilder(parser_factory=make_parser))
+    result = run_inline(co, events_for(chunks), close=lambda: closed.append(True))
+    call = result.calls[0]
+    assert call.failed and call.response.startswith("invalid arguments") and not call.executed
+    assert result.cancelled and closed == [True] and call.chunks == 2

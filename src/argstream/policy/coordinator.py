@@ -208,6 +208,9 @@ class TurnCoordinator:
     - ``on_decision(call)``: a call's mode is known (``call.decided_at`` says when).
     - ``execute(call)``: an approved call with complete arguments; its return value
       is kept in ``call.result``.
+
+    ``run`` / ``arun`` drive it. Feeding :meth:`handle` yourself, carry out ``requests`` after
+    each event (``argstream.policy.drivers.serve_inline(co)`` does it on the calling thread).
     """
 
     def __init__(
