@@ -122,3 +122,9 @@ def test_json_sanity():
     """The strategy produces what it claims (guards the differential tests against vacuity)."""
     doc = json.dumps({"a": [1, "é"]}, ensure_ascii=False)
     assert_same([doc], {})
+
+
+def test_invalid_utf8_after_a_lone_high_surrogate():
+    """The pending surrogate is decoded text of the failing chunk: both cores hand it out on ``exc.fragments``."""
+    for chunks in ([b'["a\\ud800\xff"]'], [b'["a\\ud800', b'\xff"]'], [b'["a', b'\\ud800\xff"]']):
+        assert_same(chunks, {})

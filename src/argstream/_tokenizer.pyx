@@ -525,11 +525,11 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
         c = data[i]
         if char_t is uint8_t:
             if utf8 and c >= 0x80:
+                if t.high:  # decoded before the byte is judged, as in the twin
+                    _flush_high(t)
                 need = _utf8_len(c)
                 if need == 0:
                     _string_error(t, data, seg, i, utf8, sink, ERR_UTF8, base + i)
-                if t.high:
-                    _flush_high(t)
                 for k in range(1, need):
                     if i + k >= n:  # cut by the chunk's end: hold the valid prefix back
                         if is_key:
