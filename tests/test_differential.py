@@ -26,6 +26,7 @@ OPTIONS = st.fixed_dictionaries(
         "flat": st.booleans(),
         "surrogates": st.sampled_from(["replace", "pass"]),
         "max_depth": st.integers(1, 6),
+        "catch_duplicate_keys": st.booleans(),
     },
 )
 
@@ -39,8 +40,8 @@ def trace(cls, chunks, options):
         try:
             got = p.push(chunk) if chunk is not None else p.finish()
         except ArgumentStreamError as exc:
-            detail = ((type(exc), exc.msg, exc.pos, exc.line, exc.col), [canon(f) for f in exc.fragments])
-            out.append(("error", detail, exc.fragments))
+            fields = (type(exc), exc.msg, exc.pos, exc.line, exc.col, getattr(exc, "key", None))
+            out.append(("error", (fields, [canon(f) for f in exc.fragments]), exc.fragments))
             break
         out.append(("ok", [canon(f) for f in got], got))
     return out, (p.position, p.done)
@@ -89,6 +90,8 @@ def test_arbitrary_bytes(data, points):
     [
         '{"a": [1, -2.5e-3, true, null, {"b": "\\u00e9\\ud83d\\ude00\\n"}], "c": ""}',
         '"\\ud800\\udc00\\ud800x\\udc00"',
+        '{"a": {"a": 1, "b": [{"a": 2}]}, "b": "x", "\\u0062": 3}',
+        '["\\ud800\\ud800\\u00e9\\ud83d',
         "[" * 600,
         "1" * 5000,
         '["\x01"]',
@@ -99,7 +102,9 @@ def test_arbitrary_bytes(data, points):
 @pytest.mark.parametrize("as_bytes", [False, True])
 def test_examples_one_unit_at_a_time(doc, as_bytes):
     data = doc.encode() if as_bytes else doc
-    for options in ({}, {"flat": True}, {"surrogates": "pass"}, {"max_depth": 3}):
+    for options in (
+        {}, {"flat": True}, {"surrogates": "pass"}, {"max_depth": 3}, {"catch_duplicate_keys": True},
+    ):
         assert_same([data[i : i + 1] for i in range(len(data))], options)
         assert_same([data], options)
 

@@ -86,3 +86,10 @@ def test_many_small_objects_do_not_grow(make_parser, backend):
 def test_many_small_objects_flat_do_not_grow(make_parser, backend):
     head, chunks = object_chunks(4 * MB if backend == "cython" else MB)
     assert growth(make_parser, head, chunks, flat=True) < OBJECTS_LIMIT
+
+
+
+def test_many_small_objects_catching_duplicates_do_not_grow(make_parser, backend):
+    """Each object's key set is freed when it closes."""
+    head, chunks = object_chunks(4 * MB if backend == "cython" else MB)
+    assert growth(make_parser, head, chunks, catch_duplicate_keys=True) < OBJECTS_LIMIT

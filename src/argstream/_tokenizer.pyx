@@ -28,7 +28,7 @@ from libc.string cimport memcpy
 
 from argstream._fragments_py import DONE as _DONE_PY, Empty as _Empty
 from argstream._tokenizer_py import MESSAGES as _MESSAGES
-from argstream.errors import ArgumentStreamError, IncompleteJSONError
+from argstream.errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char* s, char** endptr, PyObject* overflow_exception) except? -1.0
@@ -98,7 +98,7 @@ CONSTANTS = {
     "ERR_INVALID_LITERAL": ERR_INVALID_LITERAL, "ERR_EXTRA_DATA": ERR_EXTRA_DATA, "ERR_DEPTH": ERR_DEPTH,
     "ERR_UTF8": ERR_UTF8, "ERR_NUMBER_TOO_LARGE": ERR_NUMBER_TOO_LARGE, "ERR_EOF_VALUE": ERR_EOF_VALUE,
     "ERR_EOF_STRING": ERR_EOF_STRING, "ERR_EOF_OBJECT": ERR_EOF_OBJECT, "ERR_EOF_ARRAY": ERR_EOF_ARRAY,
-    "ERR_EOF_NUMBER": ERR_EOF_NUMBER, "ERR_EOF_LITERAL": ERR_EOF_LITERAL,
+    "ERR_EOF_NUMBER": ERR_EOF_NUMBER, "ERR_EOF_LITERAL": ERR_EOF_LITERAL, "ERR_DUPLICATE_KEY": ERR_DUPLICATE_KEY,
 }
 
 
@@ -295,10 +295,21 @@ cdef class _PySink(Sink):
 
 cdef int _fail(Tokenizer t, int code, Py_ssize_t pos) except -1:
     """Build the error (cold path), make it sticky, and raise it."""
-    cls = IncompleteJSONError if code >= ERR_EOF_VALUE else ArgumentStreamError
+    cls = IncompleteJSONError if ERR_EOF_VALUE <= code <= ERR_EOF_LITERAL else ArgumentStreamError
     t.error = cls(_MESSAGES[code], pos, t.line, pos - t.last_nl)
     t.state = ST_ERROR
     raise t.error
+
+
+cdef int _check_key(Tokenizer t, str key, Py_ssize_t pos) except -1:
+    """Remember ``key`` in its object's set; a repeat fails at ``pos``, its closing quote."""
+    cdef set seen = <set>t.key_sets[len(t.key_sets) - 1]
+    if key in seen:
+        t.error = DuplicateKeyError(_MESSAGES[ERR_DUPLICATE_KEY], pos, t.line, pos - t.last_nl, key)
+        t.state = ST_ERROR
+        raise t.error
+    seen.add(key)
+    return 0
 
 
 cdef inline int _buf_reserve(Tokenizer t, Py_ssize_t extra) except -1:
@@ -565,9 +576,13 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
         if c == 0x22:  # closing quote
             text = _take_text(t, data, seg, i, utf8)
             if is_key:
+                if text is None:
+                    text = ""
+                if t.key_sets is not None:
+                    _check_key(t, text, base + i)
                 t.state = ST_COLON
                 t.offset = base + i + 1
-                sink.on_key(text if text is not None else "")
+                sink.on_key(text)
             else:
                 if text is not None:
                     t.offset = base + i
@@ -699,6 +714,8 @@ cdef int _close(Tokenizer t, Sink sink, Py_ssize_t pos) except -1:
     t.depth -= 1
     t.offset = pos + 1
     if t.stack[t.depth] == CT_OBJECT:
+        if t.key_sets is not None:
+            t.key_sets.pop()
         sink.on_end_object()
     else:
         sink.on_end_array()
@@ -714,6 +731,8 @@ cdef int _value(Tokenizer t, uint32_t c, int state, Py_ssize_t pos, Sink sink) e
         sink.on_begin_string()
     elif c == 0x7B:  # {
         _push_container(t, CT_OBJECT, pos)
+        if t.key_sets is not None:
+            t.key_sets.append(set())
         t.state = ST_OBJECT_FIRST
         sink.on_begin_object()
     elif c == 0x5B:  # [
@@ -820,6 +839,10 @@ cdef class Tokenizer:
     triggered it (``{``, ``[``, a closer, a quote, a literal's last letter), the end
     of the data for ``on_string_data``, a number's terminator for its ``on_scalar``.
     A sink can slice a value's raw text out of the chunk with it.
+
+    With ``catch_duplicate_keys``, a key repeated in one object raises
+    ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
+    its keys until it closes. Off, keys are not kept at all.
     """
 
     def __cinit__(self):
@@ -827,7 +850,7 @@ cdef class Tokenizer:
         self.buf = NULL
         self.numbuf = NULL
 
-    def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace"):
+    def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace", bint catch_duplicate_keys=False):
         if surrogates != "replace" and surrogates != "pass":
             raise ValueError("surrogates must be 'replace' or 'pass'")
         if max_depth < 1:
@@ -837,6 +860,7 @@ cdef class Tokenizer:
         self.state = ST_VALUE
         self.line = 1
         self.last_nl = -1
+        self.key_sets = [] if catch_duplicate_keys else None
 
     def __dealloc__(self):
         PyMem_Free(self.stack)
@@ -1100,12 +1124,17 @@ cdef class IncrementalArgParser:
     ``IncompleteJSONError`` when the root value is not complete. Errors are
     sticky. The fragments decoded from a chunk before its error are on the
     exception's ``fragments`` attribute.
+
+    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
+    quote of a key that its object already has (keys compared unescaped);
+    off, the last value wins downstream, as with ``json.loads``.
     """
     cdef Tokenizer _tok
     cdef FragmentBuilder _builder
 
-    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace"):
-        self._tok = Tokenizer(max_depth, surrogates)
+    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
+                 bint catch_duplicate_keys=False):
+        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat)
 
     def push(self, chunk):

@@ -26,7 +26,7 @@ import re
 from typing import Any, Callable, Literal
 
 from ._fragments_py import DONE, Empty
-from .errors import ArgumentStreamError, IncompleteJSONError
+from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
 # Event kinds (the sink callbacks).
 EV_BEGIN_OBJECT = 1
@@ -89,6 +89,7 @@ ERR_EOF_OBJECT = 18
 ERR_EOF_ARRAY = 19
 ERR_EOF_NUMBER = 20
 ERR_EOF_LITERAL = 21
+ERR_DUPLICATE_KEY = 22  # catch_duplicate_keys only
 
 MESSAGES = {
     ERR_EXPECTING_VALUE: "Expecting value",
@@ -112,6 +113,7 @@ MESSAGES = {
     ERR_EOF_ARRAY: "Unterminated array",
     ERR_EOF_NUMBER: "Incomplete number",
     ERR_EOF_LITERAL: "Incomplete literal",
+    ERR_DUPLICATE_KEY: "Duplicate key",
 }
 
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -155,9 +157,13 @@ class Tokenizer:
     triggered it (``{``, ``[``, a closer, a quote, a literal's last letter), the end
     of the data for ``on_string_data``, a number's terminator for its ``on_scalar``.
     A sink can slice a value's raw text out of the chunk with it.
+
+    With ``catch_duplicate_keys``, a key repeated in one object raises
+    ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
+    its keys until it closes. Off, keys are not kept at all.
     """
 
-    def __init__(self, max_depth: int = 512, surrogates: str = "replace") -> None:
+    def __init__(self, max_depth: int = 512, surrogates: str = "replace", catch_duplicate_keys: bool = False) -> None:
         if surrogates not in ("replace", "pass"):
             raise ValueError("surrogates must be 'replace' or 'pass'")
         if max_depth < 1:
@@ -168,6 +174,7 @@ class Tokenizer:
         self.stack: list[int] = []
         self.pos = 0  # absolute offset of the next chunk's first unit
         self.offset = 0  # input read when the current event fired (see the class doc)
+        self.key_sets: list[set[str]] | None = [] if catch_duplicate_keys else None  # one per open object
         self.line = 1
         self.last_nl = -1  # absolute offset of the last newline between tokens
         self.mode = 0  # 0 unknown, 1 str, 2 bytes
@@ -194,8 +201,13 @@ class Tokenizer:
     def _fail(self, code: int, pos: int) -> ArgumentStreamError:
         line = self.line
         col = pos - self.last_nl
-        cls = IncompleteJSONError if code >= ERR_EOF_VALUE else ArgumentStreamError
+        cls = IncompleteJSONError if ERR_EOF_VALUE <= code <= ERR_EOF_LITERAL else ArgumentStreamError
         self.error = cls(MESSAGES[code], pos, line, col)
+        self.state = ST_ERROR
+        return self.error
+
+    def _fail_duplicate(self, key: str, pos: int) -> ArgumentStreamError:
+        self.error = DuplicateKeyError(MESSAGES[ERR_DUPLICATE_KEY], pos, self.line, pos - self.last_nl, key)
         self.state = ST_ERROR
         return self.error
 
@@ -324,6 +336,8 @@ class Tokenizer:
                 raise self._fail(ERR_DEPTH, pos)
             if c == "{":
                 self.stack.append(CT_OBJECT)
+                if self.key_sets is not None:
+                    self.key_sets.append(set())
                 self.state = ST_OBJECT_FIRST
                 sink.on_begin_object()
             else:
@@ -348,6 +362,8 @@ class Tokenizer:
     def _close(self, sink: Sink, pos: int) -> None:
         self.offset = pos + 1
         if self.stack.pop() == CT_OBJECT:
+            if self.key_sets is not None:
+                self.key_sets.pop()
             sink.on_end_object()
         else:
             sink.on_end_array()
@@ -414,6 +430,8 @@ class Tokenizer:
                 if is_key:
                     out_text = "".join(self.key_parts) + "".join(out)
                     self.key_parts = []
+                    if self.key_sets is not None:
+                        self._check_key(out_text, base + i - 1)
                     self.state = ST_COLON
                     self.offset = base + i
                     sink.on_key(out_text)
@@ -435,6 +453,12 @@ class Tokenizer:
                 self.offset = base + i - len(self.tail)
                 sink.on_string_data(data)
         return i
+
+    def _check_key(self, key: str, pos: int) -> None:
+        seen = self.key_sets[-1]  # type: ignore[index]  # only called when catching duplicates
+        if key in seen:
+            raise self._fail_duplicate(key, pos)
+        seen.add(key)
 
     def _escape(self, text: str, i: int, base: int, out: list[str]) -> int:
         """Advance an escape sequence by one character at ``i``."""
@@ -695,12 +719,23 @@ class IncrementalArgParser:
     ``IncompleteJSONError`` when the root value is not complete. Errors are
     sticky. The fragments decoded from a chunk before its error are on the
     exception's ``fragments`` attribute.
+
+    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
+    quote of a key that its object already has (keys compared unescaped);
+    off, the last value wins downstream, as with ``json.loads``.
     """
 
     __slots__ = ("_tok", "_builder")
 
-    def __init__(self, *, max_depth: int = 512, flat: bool = False, surrogates: str = "replace") -> None:
-        self._tok = Tokenizer(max_depth, surrogates)
+    def __init__(
+        self,
+        *,
+        max_depth: int = 512,
+        flat: bool = False,
+        surrogates: str = "replace",
+        catch_duplicate_keys: bool = False,
+    ) -> None:
+        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat)
 
     def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
