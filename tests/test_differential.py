@@ -27,13 +27,14 @@ OPTIONS = st.fixed_dictionaries(
         "surrogates": st.sampled_from(["replace", "pass"]),
         "max_depth": st.integers(1, 6),
         "catch_duplicate_keys": st.booleans(),
+        "spans": st.booleans(),
     },
 )
 
 
 def trace(cls, chunks, options):
-    """Per call: ("ok", canonical fragments, fragments), or for the error: ("error", (fields, canonical
-    ``exc.fragments``), ``exc.fragments``); and the final (position, done)."""
+    """Per call: ("ok", (canonical fragments, spans), fragments), or for the error: ("error", (fields,
+    canonical ``exc.fragments``, spans), ``exc.fragments``); and the final (position, done)."""
     p = cls(**options)
     out = []
     for chunk in [*chunks, None]:
@@ -41,9 +42,9 @@ def trace(cls, chunks, options):
             got = p.push(chunk) if chunk is not None else p.finish()
         except ArgumentStreamError as exc:
             fields = (type(exc), exc.msg, exc.pos, exc.line, exc.col, getattr(exc, "key", None))
-            out.append(("error", (fields, [canon(f) for f in exc.fragments]), exc.fragments))
+            out.append(("error", (fields, [canon(f) for f in exc.fragments], p.spans), exc.fragments))
             break
-        out.append(("ok", [canon(f) for f in got], got))
+        out.append(("ok", ([canon(f) for f in got], p.spans), got))
     return out, (p.position, p.done)
 
 
@@ -82,7 +83,7 @@ def test_mutated_documents(case):
 
 @given(st.binary(max_size=40), st.lists(st.integers(0, 40), max_size=6))
 def test_arbitrary_bytes(data, points):
-    assert_same(cut(b'["' + data + b'"]', points), {})
+    assert_same(cut(b'["' + data + b'"]', points), {"spans": True})
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,7 @@ def test_arbitrary_bytes(data, points):
 def test_examples_one_unit_at_a_time(doc, as_bytes):
     data = doc.encode() if as_bytes else doc
     for options in (
-        {}, {"flat": True}, {"surrogates": "pass"}, {"max_depth": 3}, {"catch_duplicate_keys": True},
+        {}, {"flat": True}, {"surrogates": "pass"}, {"max_depth": 3}, {"catch_duplicate_keys": True}, {"spans": True},
     ):
         assert_same([data[i : i + 1] for i in range(len(data))], options)
         assert_same([data], options)
@@ -132,4 +133,4 @@ def test_json_sanity():
 def test_invalid_utf8_after_a_lone_high_surrogate():
     """The pending surrogate is decoded text of the failing chunk: both cores hand it out on ``exc.fragments``."""
     for chunks in ([b'["a\\ud800\xff"]'], [b'["a\\ud800', b'\xff"]'], [b'["a', b'\\ud800\xff"]']):
-        assert_same(chunks, {})
+        assert_same(chunks, {"spans": True})

@@ -125,7 +125,9 @@ cdef class Tokenizer:
     cdef Py_ssize_t num_cap
     cdef int lit
     cdef int lit_idx
-    # duplicate keys (see Tokenizer)
+    # spans and duplicate keys (see Tokenizer)
+    cdef readonly Py_ssize_t start      # where the current value began
+    cdef Py_ssize_t hold                # where the pending escape began
     cdef list key_sets                  # one set of keys per open object; None unless catching duplicates
 
     cdef int feed(self, const unsigned char* data, Py_ssize_t n, Sink sink) except -1

@@ -39,6 +39,7 @@ class Tokenizer:
     pos: int
     state: int
     offset: int
+    start: int
     def __init__(
         self, max_depth: int = 512, surrogates: str = "replace", catch_duplicate_keys: bool = False
     ) -> None: ...
@@ -50,7 +51,9 @@ class Tokenizer:
 class FragmentBuilder(Sink):
     out: list[Any]
     flat: bool
-    def __init__(self, flat: bool = False) -> None: ...
+    spans: list[tuple[int, int]] | None
+    at_end: bool
+    def __init__(self, flat: bool = False, tokenizer: Tokenizer | None = None) -> None: ...
 
 class IncrementalArgParser:
     def __init__(
@@ -60,6 +63,7 @@ class IncrementalArgParser:
         flat: bool = False,
         surrogates: str = "replace",
         catch_duplicate_keys: bool = False,
+        spans: bool = False,
     ) -> None: ...
     def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]: ...
     def finish(self) -> list[Any]: ...
@@ -67,6 +71,8 @@ class IncrementalArgParser:
     def done(self) -> bool: ...
     @property
     def position(self) -> int: ...
+    @property
+    def spans(self) -> list[tuple[int, int]] | None: ...
     @property
     def flat(self) -> bool: ...
     @property
