@@ -64,9 +64,9 @@ QUADRATIC_SKIP = 20.0
 # -- implementations: (chunks) -> checksum; the *_collect twins keep everything for verification -----
 
 
-def argstream_stream(cls: Any, chunks: list) -> int:
+def argstream_stream(cls: Any, chunks: list, **options: Any) -> int:
     """One parser; push every chunk, then finish. Returns the number of fragments."""
-    p = cls()
+    p = cls(**options)
     push = p.push
     n = 0
     for chunk in chunks:
@@ -74,8 +74,8 @@ def argstream_stream(cls: Any, chunks: list) -> int:
     return n + len(p.finish())
 
 
-def argstream_collect(cls: Any, chunks: list) -> tuple[Any, int]:
-    p = cls()
+def argstream_collect(cls: Any, chunks: list, **options: Any) -> tuple[Any, int]:
+    p = cls(**options)
     agg = argstream.FragmentAggregator()
     n = 0
     for chunk in chunks:
@@ -300,6 +300,30 @@ def test_stream(benchmark: Any, name: str, n: int, impl: str) -> None:
     else:
         result = benchmark(fn, chunks)
     verify(result)
+
+
+# -- the parser's options: their cost on, and (against test_stream) that off costs nothing ------------
+
+OPTIONS = {"off": {}, "catch_duplicate_keys": {"catch_duplicate_keys": True}, "spans": {"spans": True}}
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+@pytest.mark.parametrize("impl", ["argstream-cython", "argstream-python", "argstream-cython-bytes"])
+@pytest.mark.parametrize("name", ["W1-100K", "W3"])
+def test_options(benchmark: Any, name: str, impl: str, option: str) -> None:
+    """One corpus in 32-unit chunks with each option of ``IncrementalArgParser`` on."""
+    if impl.startswith("argstream-cython") and ParserC is None:
+        pytest.skip("compiled core not built (IncrementalArgParserC is None)")
+    c = corpus(name)
+    cls = ParserC if impl.startswith("argstream-cython") else ParserPy
+    chunks = c.byte_chunks(32) if impl.endswith("-bytes") else c.chunks(32)
+    options = OPTIONS[option]
+    benchmark.group = f"{name} chunk=32 options"
+    benchmark.extra_info.update(corpus=name, chunk=32, impl=impl, option=option)
+    result = benchmark(argstream_stream, cls, chunks, **options)
+    value, count = argstream_collect(cls, chunks, **options)
+    assert value == c.value
+    assert result == count
 
 
 # -- one push of the whole 1 MB document ---------------------------------------------------------
