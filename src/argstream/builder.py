@@ -14,8 +14,8 @@ text is never kept nor parsed again. Part and flush metadata merge (later keys w
 flushed event's metadata.
 
 Arguments that never arrive (no chunk, or only whitespace) flush as ``{}``. Invalid argument
-JSON, or a value that is not an object, flushes with ``arguments={}`` and ``error`` holding the
-``ArgumentStreamError`` (message and position); text that ends before its value does flushes
+JSON (a repeated key included: ``DuplicateKeyError``), or a value that is not an object, flushes
+with ``arguments={}`` and ``error`` holding the ``ArgumentStreamError`` (message and position); text that ends before its value does flushes
 with an ``IncompleteJSONError``. Buffers still open when the response finishes are never
 reported as complete: :meth:`EventBuilder.handle_finished` returns them marked incomplete.
 """
@@ -146,6 +146,10 @@ class _Json:
 _Buffer = Union[_Text, _Json]
 
 
+def _strict_parser() -> Any:
+    return IncrementalArgParser(catch_duplicate_keys=True)
+
+
 def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
@@ -160,14 +164,16 @@ class EventBuilder:
     """Accumulates parts per index and flushes them into ``ConversationEvent``s (see the module doc).
 
     ``parser_factory`` makes the parser for each tool call and structured value (default:
-    ``IncrementalArgParser``, the compiled core when available).
+    ``IncrementalArgParser(catch_duplicate_keys=True)``, the compiled core when available). A
+    repeated key is an error by default: ``{"path": "a", "path": "/etc/passwd"}`` means one thing
+    to a check that reads the first value and another to ``json.loads``, which keeps the last.
     """
 
     __slots__ = ("_buffers", "_parser_factory")
 
-    def __init__(self, *, parser_factory: Callable[[], Any] = IncrementalArgParser) -> None:
+    def __init__(self, *, parser_factory: Callable[[], Any] | None = None) -> None:
         self._buffers: dict[int, _Buffer] = {}
-        self._parser_factory = parser_factory
+        self._parser_factory = parser_factory if parser_factory is not None else _strict_parser
 
     def handle_part(
         self, index: int, part: Any, metadata: Mapping[str, Any] = _NO_METADATA
