@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from argstream import Done, Scalar
+from argstream import ArgumentStreamError, Done, Scalar
 
 _LITERAL = set("0123456789+-.eEtrufalsn")
 
@@ -41,13 +41,16 @@ def _span(text: str, i: int, leaf: Any, read: bool) -> tuple[int, int]:
 
 def check_chars(schema: Any, make_parser: Callable[..., Any], text: str) -> tuple[list[tuple[Any, int]], dict]:
     """Validate ``text`` fed a character at a time: ``[(violation, position when reported)]`` and
-    ``{path: position when its Done arrived}``."""
+    ``{path: position when its Done arrived}``. Text that is not JSON stops at its parse error."""
     validator = schema.validator()
     found: list[tuple[Any, int]] = []
     done_at: dict[tuple, int] = {}
-    for fragment, span, position in char_spans(make_parser, text):
-        for violation in validator.feed(fragment, span):
-            found.append((violation, position))
-        if isinstance(fragment[1], Done):
-            done_at.setdefault(fragment[0], position)
+    try:
+        for fragment, span, position in char_spans(make_parser, text):
+            for violation in validator.feed(fragment, span):
+                found.append((violation, position))
+            if isinstance(fragment[1], Done):
+                done_at.setdefault(fragment[0], position)
+    except ArgumentStreamError:
+        pass
     return found, done_at
