@@ -188,8 +188,8 @@ def test_ref_cycles_that_never_descend_are_refused(schema):
         Schema(schema)
 
 
-@pytest.mark.skipif(regex.re2 is not None, reason="google-re2 matches in linear time: nothing to refuse")
-def test_patterns_that_can_backtrack_exponentially_are_refused():
+def test_without_re2_patterns_that_can_backtrack_exponentially_are_refused(monkeypatch):
+    monkeypatch.setattr(regex, "re2", None)  # Python's backtracking re is the engine
     for pattern in ["^(a+)+$", "(\\w*)*x", "((ab)*c)*", "(-[a-z-]+)*", "(.*a)*"]:
         with pytest.raises(SchemaError, match="backtrack"):
             Schema({"pattern": pattern})
@@ -197,9 +197,33 @@ def test_patterns_that_can_backtrack_exponentially_are_refused():
         Schema({"pattern": pattern})
 
 
-def test_an_accepted_delimited_pattern_stays_linear_on_a_long_crafted_string():
+@pytest.mark.parametrize("engine", ["re2", "re"])
+def test_an_accepted_delimited_pattern_stays_linear_on_a_long_crafted_string(engine, monkeypatch):
+    if engine == "re":
+        monkeypatch.setattr(regex, "re2", None)
+    elif regex.re2 is None:
+        pytest.skip("google-re2 not installed")
     schema = Schema({"pattern": "^[a-z]+(-[a-z]+)*$"})
     assert not schema.is_valid("a-" * 100_000 + "!")  # linear: the accepted shape returns at once
+
+
+def test_re2_and_re_agree_on_the_ecmascript_translation(monkeypatch):
+    if regex.re2 is None:
+        pytest.skip("google-re2 not installed")
+    cases = [("^a.b$", "a\nb"), ("^a.b$", "axb"), ("b$", "b\n"), ("\\d", "\u0663"), ("^[^\\u0000]+$", "x"),
+             ("\\\\Z", "\\Z"), ("\\u00e9", "é"), ("[\\s]", "\u2028")]
+    with_re2 = [regex.compile_search(p)(t) for p, t in cases]
+    monkeypatch.setattr(regex, "re2", None)
+    assert with_re2 == [regex.compile_search(p)(t) for p, t in cases]
+
+
+def test_lone_surrogates_do_not_crash_the_pattern_engine(make_parser):
+    schema = Schema({"type": "array", "items": {"pattern": "^a"}})
+    for text, valid in [('["a\\ud800"]', True), ('["\\udc00a"]', False)]:
+        parser = make_parser(flat=True, surrogates="pass")
+        validator = schema.validator()
+        validator.extend(parser.push(text) + parser.finish())
+        assert validator.valid is valid
 
 
 def test_huge_numbers_in_schema_and_instance_do_not_crash():
@@ -309,7 +333,7 @@ def test_pydantic_round_trip(make_parser):
     parser = make_parser(flat=True)
     partials = []
     for i in range(0, len(text), 7):
-        assert validator.extend(parser.push(text[i:i + 7])) == []
+        assert not validator.extend(parser.push(text[i:i + 7]))
         partials.append(validator.partial())
     validator.extend(parser.finish())
     assert partials[-1] == Edit.model_construct(**{**value, "inner": Inner.model_construct(a=2)})

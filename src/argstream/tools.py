@@ -41,7 +41,8 @@ def _entries(tools: Any) -> Iterable[tuple[str, Any]]:
         return
     for tool in tools:
         tool = _as_mapping(tool)
-        inner = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+        function = tool.get("function")
+        inner: Mapping[str, Any] = function if isinstance(function, Mapping) else tool
         name = inner.get("name")
         if not isinstance(name, str):
             raise ValueError(f"a tool definition without a name: {tool!r}")

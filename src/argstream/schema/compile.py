@@ -347,15 +347,15 @@ def _check_cycles(root: Node) -> None:
         walk = [(start, iter(_same_location(start)))]
         while walk:
             node, members = walk[-1]
-            child = next(members, None)
-            if child is None:
+            member: Node | None = next(members, None)
+            if member is None:
                 colour[id(node)] = 2
                 walk.pop()
-            elif colour.get(id(child)) == 1:
-                raise SchemaError(child.location or "#", "$ref / combinator cycle that never reaches an instance value")
-            elif id(child) not in colour:
-                colour[id(child)] = 1
-                walk.append((child, iter(_same_location(child))))
+            elif colour.get(id(member)) == 1:
+                raise SchemaError(member.location or "#", "$ref / combinator cycle that never reaches an instance value")
+            elif id(member) not in colour:
+                colour[id(member)] = 1
+                walk.append((member, iter(_same_location(member))))
 
 
 def compile_schema(schema: Any) -> Node:

@@ -62,20 +62,23 @@ class ModelValidator:
     def feed(self, fragment: Any, span: tuple[int, int] | None = None) -> Sequence[Violation]:
         """Check one fragment (nested or flat); return the violations it proves."""
         found = self.validator.feed(fragment, span)
+        self._note(found, (self._agg.push(fragment),))
+        return found
+
+    def extend(self, fragments: Sequence[Any], spans: Sequence[tuple[int, int]] | None = None) -> Sequence[Violation]:
+        """Feed several fragments (with their spans, when given); return the violations they prove."""
+        found = self.validator.extend(fragments, spans)
+        self._note(found, self._agg.extend(fragments))
+        return found
+
+    def _note(self, found: Sequence[Violation], completed: Sequence[Any]) -> None:
+        """Mark fields with a violation; keep the top-level values that completed clean."""
         for violation in found:
             if violation.path:
                 self._bad.add(violation.path[0])
-        completed = self._agg.push(fragment)
-        if completed is not None and len(completed.path) == 1 and completed.path[0] not in self._bad:
-            self._fields[completed.path[0]] = completed.value  # type: ignore[index]
-        return found
-
-    def extend(self, fragments: Any, spans: Any = None) -> list[Violation]:
-        """Feed several fragments (with their spans, when given)."""
-        out: list[Violation] = []
-        for i, fragment in enumerate(fragments):
-            out.extend(self.feed(fragment, None if spans is None else spans[i]))
-        return out
+        for done in completed:
+            if done is not None and len(done.path) == 1 and done.path[0] not in self._bad:
+                self._fields[done.path[0]] = done.value
 
     def partial(self) -> Any:
         """The fields proven valid so far, as a model instance built without validation."""

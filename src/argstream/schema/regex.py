@@ -10,21 +10,22 @@ string is the model's: such patterns are refused when the schema is built.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, Callable
 
 from ..policy._ecma_regex import translate
 
 try:
-    import re2  # type: ignore[import-not-found]  # optional: google-re2
+    import re2  # optional: google-re2
 except ImportError:  # pragma: no cover - depends on the environment
     re2 = None
 
 __all__ = ["compile_search"]
 
-try:
-    from re import _parser as _sre_parse  # type: ignore[attr-defined]  # Python >= 3.11
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+if sys.version_info >= (3, 11):
+    from re import _parser as _sre_parse
+else:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse
 
 _REPEATS = {_sre_parse.MAX_REPEAT, _sre_parse.MIN_REPEAT, getattr(_sre_parse, "POSSESSIVE_REPEAT", None)}
 _UNBOUNDED = _sre_parse.MAXREPEAT
@@ -95,22 +96,53 @@ def _nested_unbounded(items: Any, inside: bool) -> bool:
     return False
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_PY_ESCAPES = re.compile(r"\\\\|\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|\\Z")
+
+
+def _re2_syntax(translated: str) -> str:
+    """Python-only escapes the translation emits, in RE2's spelling (``\\x{...}``, ``\\z``)."""
+    def spell(match: re.Match[str]) -> str:
+        code = match.group(1) or match.group(2)
+        if code:
+            return f"\\x{{{code}}}"
+        return "\\z" if match.group(0) == "\\Z" else match.group(0)
+
+    return _PY_ESCAPES.sub(spell, translated)
+
+
+def _re2_search(translated: str) -> Callable[[str], bool] | None:
+    """A linear-time search with RE2, or ``None`` when RE2 is absent or lacks the syntax (lookaround)."""
+    if re2 is None:
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        compiled = re2.compile(_re2_syntax(translated), options)
+    except Exception:  # noqa: BLE001 - re2 raises its own error type for lookaround and backreferences
+        return None
+
+    def search(text: str) -> bool:
+        try:
+            return compiled.search(text) is not None
+        except UnicodeEncodeError:  # a lone surrogate (surrogates="pass"): RE2 reads UTF-8, so U+FFFD stands in
+            return compiled.search(_SURROGATE.sub("\ufffd", text)) is not None
+
+    return search
+
+
 def compile_search(pattern: str) -> Callable[[str], bool]:
     """A function telling whether ``pattern`` matches somewhere in a string. Raises ``ValueError``."""
     translated = translate(pattern)
-    if re2 is not None:
-        try:
-            compiled = re2.compile(translated)
-        except Exception:  # noqa: BLE001 - re2 lacks lookaround and backreferences: fall through to re
-            pass
-        else:
-            return lambda text: compiled.search(text) is not None
+    fast = _re2_search(translated)
+    if fast is not None:
+        return fast
     try:
         parsed = _sre_parse.parse(translated)
         compiled_re = re.compile(translated)
     except re.error as exc:
         raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
-    if _nested_unbounded(list(parsed), False):
+    if _nested_unbounded(parsed.data, False):
         raise ValueError(
             f"pattern {pattern!r} nests unbounded repeats, which can backtrack exponentially on a crafted "
             "string; rewrite it, or install google-re2 for linear-time matching"

@@ -233,22 +233,23 @@ class _Value:
         if self.kind is None:
             self._start(_OBJECT if type(step) is str else _ARRAY, span)
         node = self.node
-        if self.kind == _OBJECT:
+        sub: Node | bool | None
+        if self.kind == _OBJECT and isinstance(step, str):
             if self.seen is not None and step in node.required:
-                self.seen.add(step)  # type: ignore[arg-type]  # object steps are keys
-            sub = node.properties.get(step)  # type: ignore[call-overload]
+                self.seen.add(step)
+            sub = node.properties.get(step)
             if sub is None:
                 sub = node.additional
                 if sub is False:
                     if not self.failed:
-                        self._fail("additionalProperties", f"unexpected key {_quote(step)}", span, path=path)  # type: ignore[arg-type]
+                        self._fail("additionalProperties", f"unexpected key {_quote(step)}", span, path=path)
                     return NULL
-        elif self.kind == _ARRAY:
-            self.count = step + 1  # type: ignore[operator]
+        elif self.kind == _ARRAY and isinstance(step, int):
+            self.count = step + 1
             if node.max_items is not None and self.count > node.max_items and not self.failed:
                 self._fail("maxItems", f"more than maxItems {node.max_items} items", span, path=path)
                 return NULL
-            sub = node.prefix[step] if step < len(node.prefix) else node.items  # type: ignore[operator,index]
+            sub = node.prefix[step] if step < len(node.prefix) else node.items
             if sub is False:
                 if not self.failed:
                     self._fail("items", f"no item allowed past the first {len(node.prefix)}", span, path=path)
@@ -257,7 +258,7 @@ class _Value:
             return NULL
         if sub is True:
             return NULL
-        return instantiate(sub, self.report, path)  # type: ignore[arg-type]
+        return instantiate(sub, self.report, path)
 
     def done(self, span: Any, value: Any) -> None:
         node = self.node

@@ -15,6 +15,7 @@ from .violation import Violation
 __all__ = ["Schema", "SchemaValidator"]
 
 _NOTHING: tuple[Violation, ...] = ()
+_AFTER_ROOT: Path = (-1,)  # no parser gives a negative index: after the root, every fragment misses
 
 
 class Schema:
@@ -78,7 +79,7 @@ class SchemaValidator:
     ``valid`` is ``None`` until the root value completes.
     """
 
-    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done")
+    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done", "_skip")
 
     def __init__(self, schema: Schema, *, units: str = "chars") -> None:
         if units not in ("chars", "bytes"):
@@ -91,6 +92,7 @@ class SchemaValidator:
         self._path: Path = ()
         self._agg = FragmentAggregator() if schema.needs_values else None
         self._done = False
+        self._skip: Any = None  # the path (the parser's own tuple) whose string pieces need no look
 
     @property
     def done(self) -> bool:
@@ -132,17 +134,11 @@ class SchemaValidator:
             path, leaf = fragment
         else:
             path, leaf = flatten(fragment)
-        if self._done:
-            raise ValueError("the root value is already complete")
-        top = self._top
+        if path is self._skip and type(leaf) is String:
+            return _NOTHING  # the hot path: more of a string nothing here looks at
         violations = self.violations
         before = len(violations)
-        if path != self._path:
-            top = self._enter(path, span)
-        elif type(leaf) is String and top.quiet:
-            if self._agg is not None:
-                self._agg.push(fragment)
-            return _NOTHING
+        top = self._top if path == self._path else self._enter(path, span)
         cls = type(leaf)
         if cls is String:
             top.text(leaf.text, span)
@@ -157,21 +153,37 @@ class SchemaValidator:
             else:
                 top.done(span, completed.value if completed is not None else None)
                 self._pop()
+        self._skip = path if path is self._path and self._agg is None and self._top.quiet else None
         return violations[before:] if len(violations) != before else _NOTHING
 
-    def extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None = None) -> list[Violation]:
-        """Feed several fragments (with their spans, when given); return the violations they prove."""
-        out: list[Violation] = []
-        if spans is None:
-            for fragment in fragments:
-                out.extend(self.feed(fragment))
-        else:
+    def extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None = None) -> Sequence[Violation]:
+        """Feed several fragments (with their spans, when given); return the violations they prove.
+
+        The loop skips string pieces nothing looks at without a call, so this
+        is the cheaper way to feed a whole ``push()`` result.
+        """
+        if spans is not None:
+            found: list[Violation] = []
             for fragment, span in zip(fragments, spans, strict=True):
-                out.extend(self.feed(fragment, span))
-        return out
+                found.extend(self.feed(fragment, span))
+            return found
+        out: list[Violation] | None = None
+        skip = self._skip
+        for fragment in fragments:
+            if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
+                continue
+            new = self.feed(fragment)
+            skip = self._skip
+            if new:
+                if out is None:
+                    out = []
+                out.extend(new)
+        return _NOTHING if out is None else out
 
     def _enter(self, path: Path, span: Any) -> Any:
         """Open the states from the deepest open value down to ``path``."""
+        if self._done:
+            raise ValueError("the root value is already complete")
         stack = self._stack
         depth = len(stack) - 1
         if len(path) < depth or path[:depth] != self._path:
@@ -193,3 +205,4 @@ class SchemaValidator:
         else:
             self._done = True
             self._top = NULL
+            self._path = _AFTER_ROOT
