@@ -91,33 +91,30 @@ def parse(chunks: list[str]) -> bool:
     return parser.done
 
 
-def parse_aggregate(chunks: list[str]) -> Any:
+def _drive(chunks: list[str], extend: Callable[[Any], Any]) -> None:
+    """One flat parser over every chunk, each push's fragments handed to ``extend``."""
     parser = argstream.IncrementalArgParser(flat=True)
-    agg = argstream.FragmentAggregator()
-    push, extend = parser.push, agg.extend
+    push = parser.push
     for chunk in chunks:
         extend(push(chunk))
     extend(parser.finish())
+
+
+def parse_aggregate(chunks: list[str]) -> Any:
+    agg = argstream.FragmentAggregator()
+    _drive(chunks, agg.extend)
     return agg.value
 
 
 def parse_schema(chunks: list[str], schema: Schema) -> bool | None:
-    parser = argstream.IncrementalArgParser(flat=True)
     validator = schema.validator()
-    push, extend = parser.push, validator.extend
-    for chunk in chunks:
-        extend(push(chunk))
-    extend(parser.finish())
+    _drive(chunks, validator.extend)
     return validator.valid
 
 
 def parse_model(chunks: list[str], schema: Schema) -> Any:
-    parser = argstream.IncrementalArgParser(flat=True)
     validator = ModelValidator(W1, schema)
-    push, extend = parser.push, validator.extend
-    for chunk in chunks:
-        extend(push(chunk))
-    extend(parser.finish())
+    _drive(chunks, validator.extend)
     return validator.result()
 
 

@@ -348,3 +348,28 @@ def test_pydantic_round_trip(make_parser):
     assert "mode" not in bad.partial().model_fields_set and bad.partial().path == "p"
     with pytest.raises(pydantic.ValidationError):
         bad.result()
+
+
+def test_readme_schema_example(make_parser):
+    tools = [{"name": "edit", "input_schema": {"type": "object", "properties": {
+        "mode": {"enum": ["read", "write"]}, "content": {"type": "string"}}}}]
+    schemas = {name: Schema(s) for name, s in tool_schemas(tools).items()}
+    validator, parser = schemas["edit"].validator(), make_parser(flat=True)
+    seen = []
+    for chunk in ['{"mode": "de', 'lete", "content": "...']:
+        seen.append([(v.path, v.keyword) for v in validator.extend(parser.push(chunk))])
+    assert seen == [[(("mode",), "enum")], []]
+
+
+@pytest.mark.parametrize("fmt, text", [
+    ("ipv4", "1.2.3.4"), ("ipv4", "1.2.3.04"), ("ipv4", "256.0.0.1"), ("ipv4", " 1.2.3.4"),
+    ("ipv6", "::1"), ("ipv6", "fe80::1%eth0"), ("ipv6", "1::2::3"),
+    ("date", "2024-02-29"), ("date", "2023-02-29"), ("date", "2024-2-29"), ("date", "２０２４-02-29"),
+    ("uuid", "12345678-1234-1234-1234-123456789abc"), ("uuid", "12345678123412341234123456789abc"),
+    ("email", "a@b"), ("email", "ab"),
+])
+def test_checked_formats_agree_with_jsonschema(fmt, text):
+    jsonschema = pytest.importorskip("jsonschema")
+    checker = jsonschema.FormatChecker(formats=[fmt])
+    expected = jsonschema.Draft202012Validator({"format": fmt}, format_checker=checker).is_valid(text)
+    assert Schema({"format": fmt}).is_valid(text) is expected

@@ -29,7 +29,7 @@ PARSERS = pytest.mark.parametrize(
 ALPHABET = "ab-1é\"\\ 🙂"
 KEYS = ["a", "b", "é", 'q"', ""]
 PATTERNS = ["^a", "b$", "^[a-z]*$", "\\d", "^(a|b)+$", "é", "^[^-]+(-[^-]+)*$"]
-FORMAT_EXAMPLES = {"email": "a@b", "ipv4": "10.0.0.1", "date": "2024-02-29", "uuid": "12345678-1234-1234-1234-123456789abc",
+FORMAT_EXAMPLES = {"email": "a@b", "ipv4": "10.0.0.1", "ipv6": "::1", "date": "2024-02-29", "uuid": "12345678-1234-1234-1234-123456789abc",
                    "path": "src/x.py"}
 DEFS = {"type": "string", "maxLength": 3}
 
@@ -100,7 +100,7 @@ def oracle(schema: Any) -> Any:
 
 
 def oracle_valid(schema: Any, instance: Any) -> bool:
-    checker = jsonschema.FormatChecker(formats=["email", "ipv4", "date", "uuid"])
+    checker = jsonschema.FormatChecker(formats=["email", "ipv4", "ipv6", "date", "uuid"])
     return jsonschema.Draft202012Validator(oracle(schema), format_checker=checker).is_valid(instance)
 
 

@@ -21,38 +21,29 @@ def _email(text: str) -> bool:
     return "@" in text
 
 
-def _ipv4(text: str) -> bool:
+def _parses(parse: Callable[[str], object], text: str) -> object | None:
+    """``parse(text)``, or ``None`` when it raises ``ValueError``."""
     try:
-        ipaddress.IPv4Address(text)
+        return parse(text)
     except ValueError:
-        return False
-    return True
+        return None
+
+
+def _ipv4(text: str) -> bool:
+    return _parses(ipaddress.IPv4Address, text) is not None
 
 
 def _ipv6(text: str) -> bool:
-    try:
-        address = ipaddress.IPv6Address(text)
-    except ValueError:
-        return False
-    return not getattr(address, "scope_id", "")
+    address = _parses(ipaddress.IPv6Address, text)
+    return address is not None and not getattr(address, "scope_id", "")
 
 
 def _date(text: str) -> bool:
-    if _DATE.fullmatch(text) is None:
-        return False
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
+    return _DATE.fullmatch(text) is not None and _parses(date.fromisoformat, text) is not None
 
 
 def _uuid(text: str) -> bool:
-    try:
-        UUID(text)
-    except ValueError:
-        return False
-    return all(text[i] == "-" for i in (8, 13, 18, 23))
+    return _parses(UUID, text) is not None and all(text[i] == "-" for i in (8, 13, 18, 23))
 
 
 FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {

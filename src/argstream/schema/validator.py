@@ -162,23 +162,32 @@ class SchemaValidator:
         The loop skips string pieces nothing looks at without a call, so this
         is the cheaper way to feed a whole ``push()`` result.
         """
-        if spans is not None:
-            found: list[Violation] = []
-            for fragment, span in zip(fragments, spans, strict=True):
-                found.extend(self.feed(fragment, span))
-            return found
         out: list[Violation] | None = None
         skip = self._skip
-        for fragment in fragments:
-            if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
-                continue
-            new = self.feed(fragment)
-            skip = self._skip
-            if new:
-                if out is None:
-                    out = []
-                out.extend(new)
+        if spans is None:
+            for fragment in fragments:
+                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
+                    continue
+                new = self.feed(fragment)
+                skip = self._skip
+                if new:
+                    out = self._gather(out, new)
+        else:
+            for fragment, span in zip(fragments, spans, strict=True):
+                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
+                    continue
+                new = self.feed(fragment, span)
+                skip = self._skip
+                if new:
+                    out = self._gather(out, new)
         return _NOTHING if out is None else out
+
+    @staticmethod
+    def _gather(out: list[Violation] | None, new: Sequence[Violation]) -> list[Violation]:
+        if out is None:
+            return list(new)
+        out.extend(new)
+        return out
 
     def _enter(self, path: Path, span: Any) -> Any:
         """Open the states from the deepest open value down to ``path``."""
