@@ -232,6 +232,14 @@ def test_huge_numbers_in_schema_and_instance_do_not_crash():
     big = Schema({"maxLength": 10 ** 100, "multipleOf": 10 ** 50})
     assert big.is_valid("x") and big.is_valid(10 ** 60) and not big.is_valid(10 ** 49)
     assert not Schema({"multipleOf": 0.7}).is_valid(10 ** 400)
+    validator = Schema({"multipleOf": 0.5, "type": "integer"}).validator()
+    parser = argstream.IncrementalArgParser(flat=True)
+    found = validator.extend(parser.push("1e400") + parser.finish())  # infinity: neither integer nor a multiple
+    assert [v.keyword for v in found] == ["type"]
+    for step in (3, 0.5):
+        validator = Schema({"multipleOf": step}).validator()
+        parser = argstream.IncrementalArgParser(flat=True)
+        assert [v.keyword for v in validator.extend(parser.push("-1e400") + parser.finish())] == ["multipleOf"]
 
 
 def test_hostile_text_is_quoted_short_in_messages():
