@@ -217,3 +217,20 @@ def test_no_violation_before_its_proof_nor_after_its_value(parser_cls, data):
     except ValueError:  # not JSON, or a key given twice (each occurrence is checked; json.loads keeps the last)
         return
     assert (not found) is oracle_valid(raw, value)
+
+
+@pytest.mark.skipif(IncrementalArgParserC is None, reason="compiled core not in use")
+@given(st.data())
+def test_both_backends_report_the_same_violations(data):
+    raw = data.draw(schemas)
+    instance = data.draw(conforming(raw) | json_values)
+    text = json.dumps(instance, ensure_ascii=False)
+    schema = Schema(raw)
+    chunks = cut(text, data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    reports = []
+    for cls in (IncrementalArgParserC, IncrementalArgParserPy):
+        parser, validator = cls(flat=True), schema.validator()
+        per_chunk = [list(validator.extend(parser.push(chunk))) for chunk in chunks]
+        per_chunk.append(list(validator.extend(parser.finish())))
+        reports.append(per_chunk)
+    assert reports[0] == reports[1]
