@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .formats import FORMAT_CHECKS
 from .regex import compile_search
 
-__all__ = ["Node", "SchemaError", "compile_schema"]
+__all__ = ["Node", "SchemaError", "compile_schema", "reachable"]
 
 TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 _ANNOTATIONS = frozenset({
@@ -325,12 +325,8 @@ def _children(node: Node) -> list[Node]:
     return out
 
 
-def _check_cycles(root: Node) -> None:
-    """Reject a ``$ref``/``allOf``/``anyOf``/``oneOf`` loop that never descends into the instance.
-
-    Such a loop would make the validator instantiate schemas forever at one
-    location; loops through ``properties`` or ``items`` (recursive trees) are fine.
-    """
+def reachable(root: Node) -> list[Node]:
+    """Every node ``root`` can lead to (through any keyword), each once."""
     nodes, seen, todo = [], {id(root)}, [root]
     while todo:
         node = todo.pop()
@@ -339,6 +335,16 @@ def _check_cycles(root: Node) -> None:
             if id(child) not in seen:
                 seen.add(id(child))
                 todo.append(child)
+    return nodes
+
+
+def _check_cycles(root: Node) -> None:
+    """Reject a ``$ref``/``allOf``/``anyOf``/``oneOf`` loop that never descends into the instance.
+
+    Such a loop would make the validator instantiate schemas forever at one
+    location; loops through ``properties`` or ``items`` (recursive trees) are fine.
+    """
+    nodes = reachable(root)
     colour: dict[int, int] = {}  # 1: on the current walk, 2: finished
     for start in nodes:
         if id(start) in colour:

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Sequence
 from ..aggregate import FragmentAggregator
 from ..fragments import Empty, Path, Scalar, String, flatten
 from ..parser import IncrementalArgParser
-from .compile import Node, compile_schema
+from .compile import Node, compile_schema, reachable
 from .state import NULL, instantiate
 from .violation import Violation
 
@@ -32,7 +32,7 @@ class Schema:
     def __init__(self, schema: Any) -> None:
         self.source = schema
         self.root: Node = compile_schema(schema)
-        self.needs_values = _any_needs_value(self.root)
+        self.needs_values = any(node.needs_value for node in reachable(self.root))
 
     def validator(self, *, units: str = "chars") -> SchemaValidator:
         """A fresh validator for one value. ``units`` is how the parser's spans count: ``"chars"`` for
@@ -40,7 +40,7 @@ class Schema:
         return SchemaValidator(self, units=units)
 
     def validate(self, instance: Any) -> list[Violation]:
-        """The violations of a complete value (offsets index its compact ``json.dumps``)."""
+        """The violations of a complete JSON value (their offsets are ``None``: no input to point into)."""
         text = json.dumps(instance, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         parser = IncrementalArgParser(flat=True)
         validator = self.validator()
@@ -51,21 +51,6 @@ class Schema:
     def is_valid(self, instance: Any) -> bool:
         """Whether a complete value satisfies the schema."""
         return not self.validate(instance)
-
-
-def _any_needs_value(root: Node) -> bool:
-    seen, todo = {id(root)}, [root]
-    while todo:
-        node = todo.pop()
-        if node.needs_value:
-            return True
-        children = [*node.all_of, *(node.any_of or ()), *(node.one_of or ()), *node.properties.values(),
-                    *node.prefix, *(x for x in (node.additional, node.items) if isinstance(x, Node))]
-        for child in children:
-            if id(child) not in seen:
-                seen.add(id(child))
-                todo.append(child)
-    return False
 
 
 class SchemaValidator:
