@@ -381,3 +381,26 @@ def test_checked_formats_agree_with_jsonschema(fmt, text):
     checker = jsonschema.FormatChecker(formats=[fmt])
     expected = jsonschema.Draft202012Validator({"format": fmt}, format_checker=checker).is_valid(text)
     assert Schema({"format": fmt}).is_valid(text) is expected
+
+
+def test_branches_recursing_into_one_schema_share_its_state(make_parser):
+    """Both anyOf branches recurse into the node schema: a crafted deep instance, children first so that
+    neither branch dies early, would double the states at every level if each branch kept its own."""
+    node = {"anyOf": [
+        {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/n"}},
+                                          "kind": {"const": "a"}}},
+        {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/n"}},
+                                          "kind": {"const": "b"}}},
+    ]}
+    schema = Schema({"$defs": {"n": node}, "$ref": "#/$defs/n"})
+    depth = 300
+    text = '{"kids": [' * depth + '{"kind": "c"}' + ']}' * depth
+    parser = make_parser(flat=True, max_depth=2 * depth + 10)
+    validator = schema.validator()
+    found = validator.extend(parser.push(text) + parser.finish())
+    assert [(v.path, v.keyword) for v in found] == [((), "anyOf")]  # the failure climbed every level
+    assert found[0].offset is None
+    valid = '{"kids": [' * depth + '{"kind": "b"}' + '], "kind": "a"}' * depth
+    parser = make_parser(flat=True, max_depth=2 * depth + 10)
+    validator = schema.validator()
+    assert not validator.extend(parser.push(valid) + parser.finish()) and validator.valid

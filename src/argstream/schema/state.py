@@ -15,23 +15,27 @@ input. A completed value's state is dropped and never consulted again.
 reports once, when the last live branch fails (or, for ``oneOf``, when the
 value completes with more than one branch valid).
 
-A state reports a proof as ``report(path, keyword, message, schema_path,
-span, piece, index)``: ``span`` is the fragment's input span and, for a
-proof inside a string piece, ``index`` is the proving character in ``piece``.
+A state reports a proof ``(path, keyword, message, schema_path, span, piece,
+index)`` through :func:`deliver`: ``span`` is the fragment's input span and,
+for a proof inside a string piece, ``index`` is the proving character in
+``piece``. States of one schema at one location are merged (:func:`_combine`),
+their reports fanned out, so the states per location never exceed the
+schemas that apply there.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from ..fragments import Path
 from .compile import Node
 
 __all__ = ["NULL", "instantiate", "json_equal"]
 
-Report = Callable[..., None]
+Report = Any  # the validator's collector (called with a proof), a ``_Branch`` or a ``_Fanout``
+Proof = tuple[Path, str, str, str, Any, Any, int]  # path, keyword, message, schema path, span, piece, index
 _STRING, _OBJECT, _ARRAY, _SCALAR, _MISMATCH = "string", "object", "array", "scalar", "mismatch"
 _QUOTE = 40  # characters of model text quoted in a message
 
@@ -140,7 +144,8 @@ class _Value:
               path: Path | None = None) -> None:
         self.failed = True
         self.quiet = True
-        self.report(self.path if path is None else path, keyword, message, self.node.location, span, piece, index)
+        deliver(self.report, (self.path if path is None else path, keyword, message, self.node.location, span,
+                              piece, index))
 
     def _start(self, kind: str, span: Any) -> None:
         """The value's first character is known: its type, and which enum values it can still be."""
@@ -352,11 +357,12 @@ class _Branch:
         self.group = group
         self.dead = False
 
-    def __call__(self, path: Path, keyword: str, message: str, schema_path: str, span: Any,
-                 piece: str | None, index: int) -> None:
-        if not self.dead:
-            self.dead = True
-            self.group.branch_failed(message, span, piece, index)
+    def fail(self, proof: Proof) -> tuple[Report, Proof] | None:
+        """Kill the branch; the group's own proof and where it goes, when this was its last branch."""
+        if self.dead:
+            return None
+        self.dead = True
+        return self.group.branch_failed(proof)
 
 
 class _Group:
@@ -376,12 +382,14 @@ class _Group:
             sink = _Branch(self)
             self.branches.append((sink, instantiate(member, sink, path)))
 
-    def branch_failed(self, message: str, span: Any, piece: str | None, index: int) -> None:
+    def branch_failed(self, proof: Proof) -> tuple[Report, Proof] | None:
         self.alive -= 1
-        if self.alive == 0 and not self.reported:
-            self.reported = True
-            self.report(self.path, self.keyword, f"no branch of {self.keyword} fits (the last failed: {message})",
-                        f"{self.node.location}/{self.keyword}", span, piece, index)
+        if self.alive or self.reported:
+            return None
+        self.reported = True
+        _, _, message, _, span, piece, index = proof
+        return self.report, (self.path, self.keyword, f"no branch of {self.keyword} fits (the last failed: {message})",
+                             f"{self.node.location}/{self.keyword}", span, piece, index)
 
     @property
     def quiet(self) -> bool:
@@ -410,15 +418,68 @@ class _Group:
             state.done(span, value)
         if self.keyword == "oneOf" and self.alive > 1 and not self.reported:
             self.reported = True
-            self.report(self.path, "oneOf", f"the value fits {self.alive} branches of oneOf, not exactly one",
-                        f"{self.node.location}/oneOf", span, None, 0)
+            deliver(self.report, (self.path, "oneOf", f"the value fits {self.alive} branches of oneOf, not exactly one",
+                                  f"{self.node.location}/oneOf", span, None, 0))
+
+
+class _Fanout:
+    """One report going to several sinks: a state shared by branches that reach the same schema."""
+
+    __slots__ = ("sinks",)
+
+    def __init__(self, sinks: tuple[Report, ...]) -> None:
+        self.sinks = sinks
+
+
+def deliver(report: Report, proof: Proof) -> None:
+    """Hand ``proof`` to ``report``, and each group failure it causes to that group's report, in a loop:
+    a failure can climb through one ``anyOf`` per nesting level, deeper than Python's call stack."""
+    work = [(report, proof)]
+    while work:
+        sink, proof = work.pop()
+        cls = type(sink)
+        if cls is _Branch:
+            climb = sink.fail(proof)
+            if climb is not None:
+                work.append(climb)
+        elif cls is _Fanout:
+            work.extend((each, proof) for each in reversed(sink.sinks))
+        else:
+            sink(*proof)
+
+
+def _sinks(report: Report) -> tuple[Report, ...]:
+    return report.sinks if type(report) is _Fanout else (report,)
+
+
+def _join(one: Report, two: Report) -> Report:
+    sinks = _sinks(one)
+    sinks += tuple(s for s in _sinks(two) if not any(s == t for t in sinks))
+    return sinks[0] if len(sinks) == 1 else _Fanout(sinks)
 
 
 def _combine(states: list[Any]) -> Any:
-    states = [s for s in states if s is not NULL]
-    if not states:
-        return NULL
-    return states[0] if len(states) == 1 else _All(states)
+    """Fresh states for one location as one state. States of the same schema are merged into one whose
+    reports go to each of their sinks: its verdict depends only on the schema and the value, and
+    without the merge, branches that recurse into the same schema would multiply states per level."""
+    flat: list[Any] = []
+    for state in states:
+        if type(state) is _All:
+            flat.extend(state.states)
+        elif state is not NULL:
+            flat.append(state)
+    if len(flat) < 2:
+        return flat[0] if flat else NULL
+    merged: dict[tuple[Any, int, str], Any] = {}
+    for state in flat:
+        key = (type(state), id(state.node), getattr(state, "keyword", ""))
+        first = merged.get(key)
+        if first is None:
+            merged[key] = state
+        else:
+            first.report = _join(first.report, state.report)
+    unique = list(merged.values())
+    return unique[0] if len(unique) == 1 else _All(unique)
 
 
 def instantiate(node: Node, report: Report, path: Path) -> Any:
