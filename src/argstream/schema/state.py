@@ -484,6 +484,8 @@ def _combine(states: list[Any]) -> Any:
 
 def instantiate(node: Node, report: Report, path: Path) -> Any:
     """The state of a value at ``path`` under ``node``: a single state where it can be, else a composite."""
+    if not node.all_of and node.any_of is None and node.one_of is None:
+        return _Value(node, report, path) if node.own or node.nullable else NULL
     states: list[Any] = []
     if node.own or node.nullable:
         states.append(_Value(node, report, path))

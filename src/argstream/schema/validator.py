@@ -183,8 +183,10 @@ class SchemaValidator:
         if len(path) < depth or path[:depth] != self._path:
             raise ValueError(f"fragment at {path!r} while the value at {self._path!r} is open")
         top = stack[-1]
-        for level in range(depth, len(path)):
-            top = top.child(path[level], span, path[: level + 1]) if top is not NULL else NULL
+        last = len(path) - 1
+        for level in range(depth, last + 1):
+            if top is not NULL:
+                top = top.child(path[level], span, path if level == last else path[: level + 1])
             stack.append(top)
         self._path = path
         self._top = top
