@@ -41,6 +41,7 @@ from .stream import (
     ToolCallFailed,
     ToolCallFinished,
     ToolCallStarted,
+    ToolCallViolation,
     aiter_tool_stream,
     iter_tool_stream,
 )
@@ -58,5 +59,6 @@ __all__ = [
     "ToolCallArgumentProgress", "ToolCallPart", "ToolCallRequest", "ToolCallStart",
     # the one-loop helper
     "ReasoningDelta", "StreamFinished", "StructuredDelta", "TextDelta", "ToolCallFailed", "ToolCallFinished", "ToolCallStarted",
+    "ToolCallViolation",
     "aiter_tool_stream", "iter_tool_stream",
 ]
