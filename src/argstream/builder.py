@@ -88,17 +88,21 @@ class _Json:
     def violations(self) -> Sequence[Any]:
         return self.validator.violations if self.validator is not None else ()
 
-    def push(self, text: str) -> list[Any]:
+    def _parse(self, text: str) -> list[Any]:
         """Parse one chunk; return its fragments (those before an error too)."""
         if self.error is not None or not text:
             return []
         if not self.seen and not text.isspace():
             self.seen = True
         try:
-            fragments = self.parser.push(text)
+            return self.parser.push(text)
         except ArgumentStreamError as exc:
             self.error = exc
-            fragments = getattr(exc, "fragments", None) or []
+            return getattr(exc, "fragments", None) or []
+
+    def push(self, text: str) -> list[Any]:
+        """Parse and aggregate one chunk of a structured value; return its fragments."""
+        fragments = self._parse(text)
         push = self.aggregator.push
         for fragment in fragments:
             push(fragment)
@@ -106,15 +110,7 @@ class _Json:
 
     def progress(self, text: str, index: int) -> list[ToolCallArgumentProgress]:
         """Parse one chunk of tool call arguments; each fragment once, with its path and what it completed."""
-        if self.error is not None or not text:
-            return []
-        if not self.seen and not text.isspace():
-            self.seen = True
-        try:
-            fragments = self.parser.push(text)
-        except ArgumentStreamError as exc:
-            self.error = exc
-            fragments = getattr(exc, "fragments", None) or []
+        fragments = self._parse(text)
         push = self.aggregator.push
         call_id, name = self.id, self.name
         out = []
