@@ -19,6 +19,7 @@ from argstream.events import (
     ToolCallRequest,
     ToolCallStart,
 )
+from argstream.providers import ProviderProtocolError
 from argstream.providers.openai_chat import FINISH_REASONS, ato_events, to_events
 
 
@@ -240,12 +241,14 @@ def test_responses_back_to_back():
     assert [e.index for e in events if isinstance(e, Flush)] == [0, 0]  # indexes start again per response
 
 
-def test_new_response_before_finish_ends_the_previous_with_error():
+def test_new_response_before_finish_is_a_spliced_stream():
     items = [chunk({"content": "cut"}, id="A"), chunk({"content": "new"}, id="B"), chunk({}, "stop", id="B")]
-    events, persisted = run(items)
-    assert [e.reason for e in events if isinstance(e, Finished)] == [FinishReason.ERROR, FinishReason.COMPLETED]
-    assert persisted[0].metadata["incomplete"] is True
-    assert persisted[1].kind == ChatMessage("new")
+    events = []
+    with pytest.raises(ProviderProtocolError, match="unfinished") as info:
+        for event in to_events(items):
+            events.append(event)
+    assert info.value.event == 1
+    assert [e.reason for e in events if isinstance(e, Finished)] == [FinishReason.ERROR]
 
 
 def test_refusal_and_legacy_function_call():
