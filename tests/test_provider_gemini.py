@@ -25,6 +25,7 @@ from argstream.events import (
     ToolCallRequest,
     ToolCallStart,
 )
+from argstream.providers import ProviderProtocolError
 from argstream.providers.gemini import GeminiAdapter, PartialArgsWriter, ato_events, parse_json_path, to_events
 
 
@@ -231,11 +232,23 @@ def write(pieces: list[tuple[str, Any, str, bool]]) -> str:
     return text + writer.close()
 
 
-def test_writer_arrays_of_arrays_gaps_and_quoted_keys() -> None:
+def test_writer_arrays_of_arrays_and_quoted_keys() -> None:
     text = write([("$.m[0][0]", 1, "number", False), ("$.m[0][1]", 2, "number", False),
-                  ("$.m[1][0]", True, "bool", False), ("$.gap[2]", "z", "string", False),
-                  ("$['a \"key\"']", None, "null", False)])
-    assert json.loads(text) == {"m": [[1, 2], [True]], "gap": [None, None, "z"], 'a "key"': None}
+                  ("$.m[1][0]", True, "bool", False), ("$['a \"key\"']", None, "null", False)])
+    assert json.loads(text) == {"m": [[1, 2], [True]], 'a "key"': None}
+
+
+@pytest.mark.parametrize("pieces", [
+    [("$.gap[2]", "z", "string", False)],
+    [("$.a[0]", 1, "number", False), ("$.a[2]", 1, "number", False)],
+    [("$[1]", 1, "number", False)],
+    [("$.a[10000000]", 1, "number", False)],
+    [("$.a[0]", 1, "number", False), ("$.b", 1, "number", False), ("$.a[5]", 1, "number", False)],  # fallback
+])
+def test_writer_refuses_an_index_that_skips_ahead(pieces) -> None:
+    # issue 9 item 6: a skipped index would have to be filled; refused at once, whatever its size
+    with pytest.raises(ProviderProtocolError, match="skips ahead|next position"):
+        write(pieces)
 
 
 def test_writer_falls_back_when_paths_go_back() -> None:
