@@ -202,13 +202,19 @@ def test_a_call_ends_at_its_last_piece_without_a_terminator() -> None:
     assert calls(list(to_events(stream))) == [ToolCallRequest("R1-call-0", "writeItems", {"ops": [{"id": "a", "price": 0.5}]})]
 
 
-def test_a_new_call_or_the_finish_reason_closes_an_open_streamed_call() -> None:
+def test_a_new_call_or_the_finish_reason_cuts_off_a_call_that_said_more_would_follow() -> None:
+    # closing its brackets would make up a value: {"x": "1"} may have been {"x": "1...", "z": ...}
     stream = [chunk(fcall(name="a", willContinue=True)),
               chunk(fcall(partialArgs=[pa("$.x", stringValue="1", willContinue=True)], willContinue=True)),
               chunk(fcall(name="b", willContinue=True)),
               chunk(fcall(partialArgs=[pa("$.y", numberValue=2)], willContinue=True)),
               chunk(finish="STOP")]
-    assert [(c.name, c.arguments) for c in calls(list(to_events(stream)))] == [("a", {"x": "1"}), ("b", {"y": 2})]
+    events = list(to_events(stream))
+    assert calls(events) == [] and not any(isinstance(e, Flush) for e in events)
+    builder = EventBuilder()
+    leftovers = [out for e in events if (out := builder.handle(e)) and isinstance(e, Finished)][0]
+    assert [(e.kind.name, e.metadata["incomplete"]) for e in leftovers] == [("a", True), ("b", True)]
+    assert all(e.kind.error is not None for e in leftovers)
 
 
 def test_a_streamed_call_without_arguments() -> None:

@@ -107,7 +107,7 @@ class AnthropicAdapter(Adapter):
         self._usage: Any = None
 
     def feed(self, item: Any) -> list[Event]:
-        kind = get(item, "type")
+        kind = text_field(item, "type")
         if kind == "message_start":
             return self._message_start(get(item, "message"))
         if self._done:
@@ -193,10 +193,10 @@ class AnthropicAdapter(Adapter):
     def _delta(self, item: Any) -> list[Event]:
         index = get(item, "index", 0)
         delta = get(item, "delta")
-        dtype = get(delta, "type")
-        kind = _DELTA_KINDS.get(dtype) if type(dtype) is str else None
+        dtype = text_field(delta, "type")
+        kind = _DELTA_KINDS.get(dtype)
         if kind is None:
-            return []
+            return []  # a delta type added after this adapter
         block = self._blocks.get(index)
         if block is None:
             if kind == _TOOL or type(index) is not int:

@@ -22,7 +22,9 @@ gives alternative answers, not parallel output; the others are ignored):
   own (paths arrive in document order), string pieces for one path continue one JSON string, and
   a piece with ``willContinue`` unset closes it. The call ends with the first ``functionCall``
   without ``willContinue`` (the empty terminator, or the last piece itself when a server omits
-  the terminator), a new call, another kind of part, or the response's ``finishReason``. Should
+  the terminator). A new call, another kind of part or the response's ``finishReason`` while it
+  still said more would follow cut it off: it is never flushed (the builder reports it
+  incomplete), since closing its brackets would make up a value the model never finished. Should
   a path ever go back to a container already closed, the pieces from then on are collected and
   each affected top-level entry is sent again, whole, when the call ends (a repeated key: the
   last one wins, as in ``json.loads``). Paths are read as RFC 9535 normalized paths (names and
@@ -448,10 +450,16 @@ class GeminiAdapter(Adapter):
             out.append(Flush(self._text[0]))
             self._text = None
 
-    def _close_call(self, out: list[Event]) -> None:
+    def _close_call(self, out: list[Event], ended: bool = False) -> None:
+        """Close the streamed call: flushed when ``ended`` (its last piece said no more follows),
+        else cut off (a finish, text or another call arrived while it said more would): left
+        unflushed, so the builder reports it incomplete instead of a value with its end made up."""
         if self._call is not None:
             index, writer = self._call
             self._call = None
+            if not ended:
+                self._call_meta.pop(index, None)
+                return
             tail = writer.close()
             if tail:
                 out.append(Part(index, ToolCall(ArgumentChunk(tail))))
@@ -530,11 +538,13 @@ class GeminiAdapter(Adapter):
             if text or meta:
                 out.append(Part(index, ToolCall(ArgumentChunk(text)), meta))
             if not will_continue:
-                self._close_call(out)
+                self._close_call(out, ended=True)
             return
         args = get(call, "args")
-        if not name and args is None and not partial:
-            return  # a terminator with no call open
+        if not name:
+            if args is None and not partial:
+                return  # a terminator with no call open
+            raise ProviderProtocolError("a functionCall without a name carries arguments, and no call is open")
         index = self._index()
         call_id = get(call, "id")
         flush_meta: dict[str, Any] = {}
@@ -557,7 +567,7 @@ class GeminiAdapter(Adapter):
                 out.append(Part(index, ToolCall(ArgumentChunk(text))))
         if not will_continue:
             if partial:
-                self._close_call(out)
+                self._close_call(out, ended=True)
             else:  # a call without arguments
                 self._call = None
                 out.append(Flush(index, self._call_meta.pop(index)))

@@ -71,6 +71,7 @@ from ._common import (
     json_string_body,
     json_text,
     plain,
+    text_field,
 )
 
 __all__ = ["ResponsesAdapter", "to_events", "ato_events"]
@@ -129,7 +130,7 @@ class ResponsesAdapter(Adapter):
 
     def feed(self, item: Any) -> list[Event]:
         """Translate one Responses stream event."""
-        kind = get(item, "type")
+        kind = text_field(item, "type")
         handler = _HANDLERS.get(kind)
         if handler is None:
             return []

@@ -1,0 +1,320 @@
+"""Mutated recordings: every stream of ../shared/recordings and recordings-more, truncated, with events
+dropped, duplicated or reordered, and with fields of the wrong type (issue 9).
+
+Whatever the mutation, the adapters must
+
+- never yield a runnable call (flushed ok before a non-error ``Finished``) whose arguments differ
+  from what the mutated wire sent for it: a value given whole somewhere in the wire, or the join
+  of the argument pieces the wire routes to one call (see :func:`sent_values`);
+- end with a ``Finished``, with an error ``Finished`` only as the last event, and give no more
+  ``Finished`` events than the wire has final events (plus the driver's one for a cut stream);
+- raise nothing but ``ProviderProtocolError``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from argstream.events import Finished
+
+from _provider_runs import FOLDERS, expected_of, finish_count_ok, read_recording, run
+
+pytestmark = pytest.mark.hypothesis
+
+
+def _recordings() -> list[tuple[str, str, list[Any]]]:
+    out = []
+    for folder in FOLDERS:
+        for key, entry in sorted(expected_of(folder).items()):
+            out.append((f"{folder.name}/{key}", entry["format"], read_recording(folder, key, entry)))
+    return out
+
+
+RECORDINGS = _recordings()
+needs_recordings = pytest.mark.skipif(not RECORDINGS, reason="no recordings in ../shared")
+
+
+# -- what the wire sent ------------------------------------------------------------------
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _loads(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+
+
+def _whole_values(node: Any, out: set[str]) -> None:
+    """Every argument object given whole anywhere in a wire item (and free-text inputs as ``{"input": text}``)."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("arguments", "args", "input", "parameters"):
+                    if isinstance(value, dict):
+                        out.add(_canon(value))
+                    parsed = _loads(value)
+                    if isinstance(parsed, dict):
+                        out.add(_canon(parsed))
+                        stack.append(parsed)  # a wrapper's inner calls
+                    if key == "input" and isinstance(value, str):
+                        out.add(_canon({"input": value}))
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _joins(fmt: str, items: list[Any]) -> list[str]:
+    """The argument pieces joined per call, routed the way the wire format routes them."""
+    pieces: dict[Any, list[str]] = defaultdict(list)
+    starts: dict[Any, int] = defaultdict(int)  # per routing key: how many calls began there
+    last_id: dict[Any, Any] = {}
+    message = 0
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if fmt == "anthropic":
+            if kind == "message_start":  # the same id while open is the same message
+                current = item.get("message", {}).get("id") if isinstance(item.get("message"), dict) else None
+                if last_id.get("message") != (current, True):
+                    message += 1
+                last_id["message"] = (current, True)
+            elif kind == "message_stop":
+                last_id["message"] = None
+            index = _hashable(item.get("index"))
+            if kind == "content_block_start":
+                starts[(message, index)] += 1
+                last_id[(message, index)] = True  # open
+            elif kind == "content_block_stop":
+                last_id[(message, index)] = False
+            delta = item.get("delta")
+            if (kind == "content_block_delta" and isinstance(delta, dict) and delta.get("type") == "input_json_delta"
+                    and isinstance(delta.get("partial_json"), str) and last_id.get((message, index))):
+                pieces[(message, index, starts[(message, index)])].append(delta["partial_json"])
+        elif fmt == "openai_chat":
+            for choice in _list(item.get("choices")):
+                delta = choice.get("delta") if isinstance(choice, dict) else None
+                for entry in _list(delta.get("tool_calls") if isinstance(delta, dict) else None):
+                    if not isinstance(entry, dict):
+                        continue
+                    slot = (message, _hashable(choice.get("index")), _hashable(entry.get("index")))
+                    if entry.get("id"):  # another id where a call with an id streams: a new call
+                        if last_id.get(slot) not in (None, entry.get("id")):
+                            starts[slot] += 1
+                        last_id[slot] = entry.get("id")
+                    function = entry.get("function")
+                    if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+                        pieces[(slot, starts[slot])].append(function["arguments"])
+            if any(isinstance(c, dict) and c.get("finish_reason") is not None for c in _list(item.get("choices"))):
+                message += 1  # the response is over: what follows is another one
+        elif fmt == "openai_responses" and isinstance(kind, str) and kind.endswith(".delta"):
+            key = _hashable(item.get("item_id") or item.get("output_index"))
+            if isinstance(item.get("delta"), str):
+                pieces[(kind, key)].append(item["delta"])
+    out = []
+    for key, texts in pieces.items():
+        text = "".join(texts)
+        parsed = _loads(text)
+        if isinstance(parsed, dict):
+            out.append(_canon(parsed))
+        if fmt == "openai_responses" and "custom_tool_call" in key[0]:
+            out.append(_canon({"input": text}))
+    return out
+
+
+def _partial_args(items: list[Any]) -> list[str]:
+    """Gemini ``partialArgs`` applied in order to one object per call (the pieces' values set at their paths)."""
+    from argstream.providers.gemini import parse_json_path
+
+    out, value, string_path = [], None, None
+    for item in items:
+        for candidate in _list(item.get("candidates") if isinstance(item, dict) else None)[:1]:
+            content = candidate.get("content") if isinstance(candidate, dict) else None
+            for part in _list(content.get("parts") if isinstance(content, dict) else None):
+                call = part.get("functionCall") if isinstance(part, dict) else None
+                if not isinstance(call, dict):
+                    continue
+                if call.get("name"):
+                    if value is not None:
+                        out.append(_canon(value))
+                    value, string_path = {}, None
+                for arg in _list(call.get("partialArgs")) if value is not None else ():
+                    try:
+                        path = parse_json_path(arg["jsonPath"])
+                        node = value
+                        for step, nxt in zip(path, path[1:]):
+                            if isinstance(node, list) and step == len(node):
+                                node.append([] if isinstance(nxt, int) else {})
+                            elif isinstance(node, dict) and not isinstance(node.get(step), (dict, list)):
+                                node[step] = [] if isinstance(nxt, int) else {}
+                            node = node[step]
+                        leaf = next(arg[k] for k in ("stringValue", "numberValue", "boolValue", "nullValue") if k in arg)
+                        if "nullValue" in arg:
+                            leaf = None
+                        if "stringValue" in arg and string_path == path:
+                            leaf = node[path[-1]] + leaf
+                        if isinstance(node, list) and path[-1] == len(node):
+                            node.append(leaf)
+                        else:
+                            node[path[-1]] = leaf
+                        string_path = path if "stringValue" in arg and arg.get("willContinue") else None
+                    except Exception:
+                        pass  # a piece this simple model cannot place: the call gets no candidate from it
+                if not call.get("willContinue") and value is not None:  # the call's last functionCall
+                    out.append(_canon(value))
+                    value = None
+    if value is not None:
+        out.append(_canon(value))
+    return out
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def sent_values(fmt: str, items: list[Any]) -> set[str]:
+    """Every argument value the (mutated) wire sent, canonical JSON: whole copies, and joins of pieces."""
+    out: set[str] = set()
+    for item in items:
+        _whole_values(item, out)
+    for joined in _joins(fmt, items):
+        out.add(joined)
+        _whole_values(json.loads(joined), out)
+    if fmt == "gemini":
+        out.update(_partial_args(items))
+    return out
+
+
+def final_events(fmt: str, items: list[Any]) -> int:
+    """How many wire items can end a response (a bound on ``Finished`` events)."""
+    count = 0
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if item.get("error") is not None or kind in ("message_stop", "error") or item.get("done"):
+            count += 1
+        elif isinstance(kind, str) and kind.startswith("response.") and kind.split(".")[1] in (
+                "completed", "incomplete", "failed", "cancelled"):
+            count += 1
+        elif item.get("event_type") in ("interaction.completed", "interaction.complete"):
+            count += 1
+        elif fmt in ("openai_chat", "gemini") and ("finish_reason" in json.dumps(item) or "finishReason" in json.dumps(item)
+                                                   or "blockReason" in json.dumps(item)):
+            count += 1
+    return count
+
+
+def check(fmt: str, items: list[Any]) -> None:
+    """The properties of the module doc, for one (mutated) stream."""
+    outcome = run(fmt, items)  # anything but ProviderProtocolError propagates and fails the test
+    assert finish_count_ok(outcome.events), outcome.events[-3:]
+    finishes = sum(1 for e in outcome.events if type(e) is Finished)
+    assert finishes <= final_events(fmt, items) + 1
+    if outcome.runnable:
+        sent = sent_values(fmt, items)
+        for call in outcome.runnable:
+            if call.arguments == {} and not any(v != "{}" for v in sent if v == _canon(call.arguments)):
+                continue  # a call without arguments: nothing to contradict
+            assert _canon(call.arguments) in sent, (call, sorted(sent)[:5])
+
+
+# -- mutations ---------------------------------------------------------------------------
+
+HOSTILE = [None, 0, -1, 10**30, 1.5, True, "", "x", "0", [], [0], {}, {"a": 1}, {"type": "text"}, [[[]]],
+           "\ud800", "$.a[99999999]", "$" + ".a" * 200]
+
+
+def mutate(rng: random.Random, items: list[Any]) -> list[Any]:
+    """One random mutation of a stream: truncate, drop, duplicate, reorder, or a field of the wrong type."""
+    items = list(items)
+    kind = rng.choice(("truncate", "drop", "duplicate", "reorder", "field", "field", "mixed"))
+    n = len(items)
+    if kind == "truncate":
+        return items[: rng.randrange(n + 1)]
+    if kind == "drop":
+        for _ in range(rng.randint(1, 3)):
+            if items:
+                items.pop(rng.randrange(len(items)))
+        return items
+    if kind == "duplicate":
+        for _ in range(rng.randint(1, 3)):
+            items.insert(rng.randrange(len(items) + 1), copy.deepcopy(items[rng.randrange(n)]))
+        return items
+    if kind == "reorder":
+        for _ in range(rng.randint(1, 3)):
+            i, j = rng.randrange(n), rng.randrange(n)
+            items[i], items[j] = items[j], items[i]
+        return items
+    if kind == "field":
+        i = rng.randrange(n)
+        items[i] = _wrong_field(rng, copy.deepcopy(items[i]))
+        return items
+    for _ in range(rng.randint(2, 4)):
+        items = mutate(rng, items) if items else items
+    return items
+
+
+def _wrong_field(rng: random.Random, item: Any) -> Any:
+    """``item`` with one field, at any depth, replaced by a value of another type."""
+    paths: list[tuple[Any, Any]] = []
+    stack = [item]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                paths.append((node, key))
+                stack.append(value)
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                paths.append((node, index))
+                stack.append(value)
+    if not paths:
+        return rng.choice(HOSTILE)
+    parent, key = rng.choice(paths)
+    parent[key] = copy.deepcopy(rng.choice(HOSTILE))
+    return item
+
+
+@needs_recordings
+@given(st.integers(0, max(len(RECORDINGS) - 1, 0)), st.integers(0, 2**32))
+def test_mutated_recordings_keep_the_stream_contract(which: int, seed: int) -> None:
+    _, fmt, items = RECORDINGS[which]
+    check(fmt, mutate(random.Random(seed), items))
+
+
+@needs_recordings
+@pytest.mark.parametrize(("name", "fmt", "items"), RECORDINGS, ids=[r[0] for r in RECORDINGS])
+def test_every_truncation_of_every_recording(name: str, fmt: str, items: list[Any]) -> None:
+    for cut in range(len(items) + 1):
+        check(fmt, items[:cut])
+
+
+@pytest.mark.slow
+@needs_recordings
+def test_many_random_mutations() -> None:
+    """A bigger budget, reproducible: ARGSTREAM_MUTATIONS runs per recording (default 20)."""
+    runs = int(os.environ.get("ARGSTREAM_MUTATIONS", "20"))
+    rng = random.Random(9)
+    for _, fmt, items in RECORDINGS:
+        for _ in range(runs):
+            check(fmt, mutate(rng, items))
