@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from argstream.builder import EventBuilder
-from argstream.events import Event, Finished, FinishReason, Flush, Part, ToolCallRequest
+from argstream.events import Event, Finished, FinishReason, Flush, ToolCallRequest
 from argstream.providers import ProviderProtocolError
 from argstream.providers.wire import read_wire
 
@@ -44,15 +44,21 @@ class Outcome:
 def run(fmt: str, items: list[Any]) -> Outcome:
     """Feed ``items`` to the ``fmt`` adapter; a :class:`ProviderProtocolError` is kept, anything else raises."""
     module = importlib.import_module(f"argstream.providers.{fmt}")
-    outcome = Outcome()
+    events: list[Event] = []
     try:
         for event in module.to_events(items):
-            outcome.events.append(event)
+            events.append(event)
     except ProviderProtocolError as exc:
-        outcome.error = exc
+        return collect(events, exc)
+    return collect(events)
+
+
+def collect(events: list[Event], error: ProviderProtocolError | None = None) -> Outcome:
+    """Feed adapter events to an ``EventBuilder``: the flushed calls, and which of them may run."""
+    outcome = Outcome(events=events, error=error)
     builder = EventBuilder()
     pending: list[ToolCallRequest] = []
-    for event in outcome.events:
+    for event in events:
         out = builder.handle(event)
         if type(event) is Flush and out is not None and isinstance(out.kind, ToolCallRequest):
             outcome.flushed.append((out.kind, dict(out.metadata)))
@@ -73,4 +79,4 @@ def finish_count_ok(events: list[Event]) -> bool:
     return all(e.reason is not FinishReason.ERROR for e in events[:-1] if type(e) is Finished)
 
 
-__all__ = ["FOLDERS", "Outcome", "expected_of", "finish_count_ok", "read_recording", "run", "Part"]
+__all__ = ["FOLDERS", "Outcome", "collect", "expected_of", "finish_count_ok", "read_recording", "run"]

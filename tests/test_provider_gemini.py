@@ -420,3 +420,54 @@ def test_usage_goes_in_the_finished_metadata() -> None:
 def test_a_repeated_finish_reason_adds_no_second_finished() -> None:
     stream = [chunk({"text": "hi"}, finish="STOP"), chunk(finish="STOP"), {"usageMetadata": {"totalTokenCount": 9}}]
     assert [type(e).__name__ for e in to_events(stream)] == ["Part", "Flush", "Finished"]
+
+
+def _cost(stream: list[dict]) -> tuple[int, ProviderProtocolError | None, list[Any]]:
+    """Peak traced memory while the stream goes through the adapter and a builder, the error, the events."""
+    import tracemalloc
+
+    events: list[Any] = []
+    builder = EventBuilder()
+    tracemalloc.start()
+    try:
+        for event in to_events(stream):
+            builder.handle(event)
+            events.append(event)
+        error = None
+    except ProviderProtocolError as exc:
+        error = exc
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak, error, events
+
+
+@pytest.mark.parametrize("path", ["$.a[10000000]", "$.a[0][99999999999999999999]", "$[4000000000]"])
+def test_a_skipping_index_costs_nothing_and_is_refused_at_once(path: str) -> None:
+    # issue 9 item 6: one 150-byte event used to cost 328 s and 4.2 GB and give an ok call
+    stream = [chunk(fcall(name="f", willContinue=True)),
+              chunk(fcall(partialArgs=[pa(path, numberValue=1)], willContinue=True)),
+              chunk(fcall(), finish="STOP")]
+    peak, error, events = _cost(stream)
+    assert error is not None and "index" in error.msg and error.event == 1
+    assert peak < 200_000
+    assert calls(events) == [] and events[-1] == Finished(FinishReason.ERROR, events[-1].metadata)
+
+
+@pytest.mark.parametrize("path", ["$" + ".a" * 300_000, "$.a" + "[0]" * 200_000, "$" + "['k']" * 100_000])
+def test_a_path_deeper_than_the_parser_allows_is_refused_before_it_is_walked(path: str) -> None:
+    stream = [chunk(fcall(name="f", willContinue=True)),
+              chunk(fcall(partialArgs=[pa(path, numberValue=1)], willContinue=True))]
+    peak, error, _ = _cost(stream)
+    assert error is not None and "deeper than 512" in error.msg
+    assert peak < 200_000  # the path is never expanded into 100,000s of steps
+
+
+def test_a_path_at_the_depth_limit_is_read() -> None:
+    path = "$" + ".a" * 300
+    stream = streamed("f", pa(path, numberValue=1)) + [chunk(finish="STOP")]
+    [call] = calls(list(to_events(stream)))
+    value = call.arguments
+    for _ in range(299):
+        value = value["a"]
+    assert value == {"a": 1}

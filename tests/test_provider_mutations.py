@@ -112,11 +112,15 @@ def _joins(fmt: str, items: list[Any]) -> list[str]:
                 for entry in _list(delta.get("tool_calls") if isinstance(delta, dict) else None):
                     if not isinstance(entry, dict):
                         continue
-                    slot = (message, _hashable(choice.get("index")), _hashable(entry.get("index")))
+                    number = _hashable(choice.get("index") or 0)
+                    slot = (message, number, _hashable(entry.get("index")))
+                    if entry.get("index") is None:  # no index: the previous call of the choice goes on
+                        slot = last_id.get(("last", message, number), slot)
                     if entry.get("id"):  # another id where a call with an id streams: a new call
                         if last_id.get(slot) not in (None, entry.get("id")):
                             starts[slot] += 1
                         last_id[slot] = entry.get("id")
+                    last_id[("last", message, number)] = slot
                     function = entry.get("function")
                     if isinstance(function, dict) and isinstance(function.get("arguments"), str):
                         pieces[(slot, starts[slot])].append(function["arguments"])
@@ -163,16 +167,16 @@ def _partial_args(items: list[Any]) -> list[str]:
                             elif isinstance(node, dict) and not isinstance(node.get(step), (dict, list)):
                                 node[step] = [] if isinstance(nxt, int) else {}
                             node = node[step]
-                        leaf = next(arg[k] for k in ("stringValue", "numberValue", "boolValue", "nullValue") if k in arg)
-                        if "nullValue" in arg:
-                            leaf = None
-                        if "stringValue" in arg and string_path == path:
+                        kind = next(k for k in ("stringValue", "numberValue", "boolValue", "nullValue")
+                                    if arg.get(k) is not None or k == "nullValue" and k in arg)
+                        leaf = None if kind == "nullValue" else arg[kind]
+                        if kind == "stringValue" and string_path == path:
                             leaf = node[path[-1]] + leaf
                         if isinstance(node, list) and path[-1] == len(node):
                             node.append(leaf)
                         else:
                             node[path[-1]] = leaf
-                        string_path = path if "stringValue" in arg and arg.get("willContinue") else None
+                        string_path = path if kind == "stringValue" and arg.get("willContinue") else None
                     except Exception:
                         pass  # a piece this simple model cannot place: the call gets no candidate from it
                 if not call.get("willContinue") and value is not None:  # the call's last functionCall

@@ -116,9 +116,9 @@ class AnthropicAdapter(Adapter):
             return self._delta(item)
         if kind == "content_block_start":
             self._open = True
-            return self._start(get(item, "index", 0), get(item, "content_block"))
+            return self._start(_index(item), get(item, "content_block"))
         if kind == "content_block_stop":
-            return self._stop(get(item, "index", 0))
+            return self._stop(_index(item))
         if kind == "message_delta":
             delta = get(item, "delta")
             self._stop_reason = get(delta, "stop_reason", self._stop_reason)
@@ -148,9 +148,7 @@ class AnthropicAdapter(Adapter):
             out += self._stop(index)
         return out
 
-    def _start(self, index: Any, block: Any) -> list[Event]:
-        if type(index) is not int:
-            raise ProviderProtocolError(f"a block index must be an integer, got {type(index).__name__}")
+    def _start(self, index: int, block: Any) -> list[Event]:
         if index in self._blocks:
             raise ProviderProtocolError(f"a second content_block_start for block {index}, still open")
         btype = text_field(block, "type")
@@ -191,7 +189,7 @@ class AnthropicAdapter(Adapter):
         return []  # tool results and other blocks without streamed content
 
     def _delta(self, item: Any) -> list[Event]:
-        index = get(item, "index", 0)
+        index = _index(item)
         delta = get(item, "delta")
         dtype = text_field(delta, "type")
         kind = _DELTA_KINDS.get(dtype)
@@ -199,8 +197,8 @@ class AnthropicAdapter(Adapter):
             return []  # a delta type added after this adapter
         block = self._blocks.get(index)
         if block is None:
-            if kind == _TOOL or type(index) is not int:
-                return []  # no block start: no id or name to run, nothing to attach to
+            if kind == _TOOL:
+                return []  # no block start: no id or name to run
             block = self._blocks[index] = _Block(kind)  # text from a server that skipped the start
         elif block.kind == _OTHER:
             return []  # a tool result's placeholder deltas are not content
@@ -223,8 +221,8 @@ class AnthropicAdapter(Adapter):
         block.citations.append(plain(get(delta, "citation")))
         return []
 
-    def _stop(self, index: Any) -> list[Event]:
-        block = self._blocks.pop(index, None) if type(index) is int else None
+    def _stop(self, index: int) -> list[Event]:
+        block = self._blocks.pop(index, None)
         if block is None or block.kind == _OTHER:
             return []
         out: list[Event] = []
@@ -254,6 +252,14 @@ class AnthropicAdapter(Adapter):
         self._stop_reason = None
         self._usage = None
         return out
+
+
+def _index(item: Any) -> int:
+    """A content block event's ``index``, which must be an integer."""
+    index = get(item, "index")
+    if type(index) is not int:
+        raise ProviderProtocolError(f"a content block event needs an integer index, got {type(index).__name__}")
+    return index
 
 
 def to_events(stream: Iterable[Any], *, structured: bool = False) -> Iterator[Event]:

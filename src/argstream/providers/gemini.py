@@ -28,7 +28,8 @@ gives alternative answers, not parallel output; the others are ignored):
   a path ever go back to a container already closed, the pieces from then on are collected and
   each affected top-level entry is sent again, whole, when the call ends (a repeated key: the
   last one wins, as in ``json.loads``). Paths are read as RFC 9535 normalized paths (names and
-  indexes). Any other path, an array index that skips ahead of the next free position, or a
+  indexes). Any other path, a path deeper than ``MAX_PATH_STEPS`` (512, the core parser's
+  default nesting limit), an array index that skips ahead of the next free position, or a
   value of the wrong type for its kind is a protocol error:
   :class:`~argstream.providers.ProviderProtocolError`, after ``Finished(ERROR)``. So the work
   and memory of each piece are bounded by its own size (a 150-byte ``$.a[10000000]`` is refused
@@ -86,7 +87,10 @@ from ._common import (
     plain,
 )
 
-__all__ = ["GeminiAdapter", "InteractionsAdapter", "PartialArgsWriter", "parse_json_path", "to_events", "ato_events"]
+__all__ = [
+    "GeminiAdapter", "InteractionsAdapter", "MAX_PATH_STEPS", "PartialArgsWriter", "parse_json_path", "to_events",
+    "ato_events",
+]
 
 _REFUSALS = frozenset({
     "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
@@ -117,6 +121,9 @@ def _signature(part: Any) -> str | None:
 
 # -- JSONPath and partialArgs -----------------------------------------------------
 
+MAX_PATH_STEPS = 512
+"""The deepest ``jsonPath`` read: the core parser's default nesting limit, so no valid call needs more."""
+
 _STEP = re.compile(r"""\.([^.\[]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 
 
@@ -126,14 +133,16 @@ def parse_json_path(path: str) -> tuple[str | int, ...]:
     A dotted name runs up to the next ``.`` or ``[`` (more lenient than RFC 9535's shorthand).
 
     Raises:
-        ProviderProtocolError: ``path`` is not a string starting with ``$``, or holds a step this
-            parser does not read.
+        ProviderProtocolError: ``path`` is not a string starting with ``$``, holds a step this
+            parser does not read, or more than :data:`MAX_PATH_STEPS` steps.
     """
     if type(path) is not str or not path.startswith("$"):
         raise ProviderProtocolError(f"JSONPath must be a string starting with '$': {path!r}")
     steps: list[str | int] = []
     pos = 1
     while pos < len(path):
+        if len(steps) == MAX_PATH_STEPS:
+            raise ProviderProtocolError(f"JSONPath deeper than {MAX_PATH_STEPS} steps")
         m = _STEP.match(path, pos)
         if m is None:
             raise ProviderProtocolError(f"unsupported JSONPath step at {pos} in {path[:200]!r}")
@@ -419,8 +428,9 @@ def _piece(arg: Any) -> tuple[Any, str] | None:
         if type(boolean) is not bool:
             raise ProviderProtocolError(f"boolValue must be a boolean, got {type(boolean).__name__}")
         return boolean, "bool"
-    if _field(arg, "null_value", "nullValue") is not None:
-        return None, "null"
+    if _field(arg, "null_value", "nullValue") is not None or (
+            isinstance(arg, Mapping) and ("nullValue" in arg or "null_value" in arg)):
+        return None, "null"  # proto3 JSON spells NullValue as null itself
     return None
 
 
