@@ -48,7 +48,8 @@ def _anthropic(partial_json: str) -> list[dict]:
     return [{"type": "message_start", "message": {"id": "m"}},
             {"type": "content_block_start", "index": 0,
              "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}},
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": partial_json}},
+            {"type": "content_block_delta", "index": 0,
+             "delta": {"type": "input_json_delta", "partial_json": partial_json}},
             {"type": "content_block_stop", "index": 0}, {"type": "message_stop"}]
 
 
@@ -63,13 +64,14 @@ CASES: dict[str, tuple[Any, list[dict]]] = {
     "anthropic-1MB-of-[": (anthropic, _anthropic('{"a":' + "[" * MB)),
     "anthropic-30KB-ten-500-deep-objects": (anthropic, _anthropic(
         '{"x":[' + ",".join('{"a":' * 500 + "1" + "}" * 500 for _ in range(10)) + "]}")),
-    "responses-parallel-wrapper-40k-calls": (openai_responses, _responses(json.dumps(
-        {"tool_uses": [{"recipient_name": "functions.f", "parameters": {"i": i}} for i in range(40_000)]}), "parallel")),
+    "responses-parallel-wrapper-40k-calls": (openai_responses, _responses(json.dumps({"tool_uses": [
+        {"recipient_name": "functions.f", "parameters": {"i": i}} for i in range(40_000)]}), "parallel")),
     "responses-1MB-contradicting-copy": (openai_responses, _responses(json.dumps({"s": "x" * MB}),
                                                                       done=json.dumps({"s": "y" * MB}))),
     "chat-20k-calls-on-index-0": (openai_chat, [
         {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [
-            {"index": 0, "id": f"call_{i}", "function": {"name": "f", "arguments": '{"a": 1}'}} for i in range(20_000)]}}]},
+            {"index": 0, "id": f"call_{i}", "function": {"name": "f", "arguments": '{"a": 1}'}}
+            for i in range(20_000)]}}]},
         {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}]),
 }
 

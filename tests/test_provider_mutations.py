@@ -222,8 +222,8 @@ def final_events(fmt: str, items: list[Any]) -> int:
             count += 1
         elif item.get("event_type") in ("interaction.completed", "interaction.complete"):
             count += 1
-        elif fmt in ("openai_chat", "gemini") and ("finish_reason" in json.dumps(item) or "finishReason" in json.dumps(item)
-                                                   or "blockReason" in json.dumps(item)):
+        elif fmt in ("openai_chat", "gemini") and any(
+                name in json.dumps(item) for name in ("finish_reason", "finishReason", "blockReason")):
             count += 1
     return count
 

@@ -375,7 +375,8 @@ def test_wrong_field_types_raise_the_documented_error(entry):
 
 
 @pytest.mark.parametrize("bad", [
-    {"choices": {"index": 0}}, {"choices": [{"index": {}, "delta": {}}]}, {"choices": [{"delta": {"tool_calls": {"index": 0}}}]},
+    {"choices": {"index": 0}}, {"choices": [{"index": {}, "delta": {}}]},
+    {"choices": [{"delta": {"tool_calls": {"index": 0}}}]},
     {"choices": [{"delta": {"content": 7}}]}, {"choices": ["x"]},
 ])
 def test_malformed_chunks_raise_the_documented_error(bad):

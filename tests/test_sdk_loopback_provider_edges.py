@@ -75,7 +75,8 @@ def test_a_duplicated_message_start_through_the_anthropic_client() -> None:
     items = [start, start,
              {"type": "content_block_start", "index": 0, "content_block": {
                  "type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}},
-             {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"q": 1}'}},
+             {"type": "content_block_delta", "index": 0,
+              "delta": {"type": "input_json_delta", "partial_json": '{"q": 1}'}},
              {"type": "content_block_stop", "index": 0},
              {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
               "usage": {"output_tokens": 5}},

@@ -282,7 +282,7 @@ class _Run:
         for event in events:
             out.append(event)
             self.finished = type(event) is Finished
-            if self.finished and event.reason is FinishReason.ERROR:  # type: ignore[union-attr]
+            if self.finished and event.reason is FinishReason.ERROR:
                 self.over = True
                 break
         return out
@@ -310,13 +310,13 @@ def _check(event: Any) -> None:
     part = event.part
     if type(part) is ToolCall:
         inner = part.part
-        if type(inner) is ToolCallStart:
+        if isinstance(inner, ToolCallStart):
             if type(inner.id) is not str or type(inner.name) is not str:
                 raise ProviderProtocolError(f"a tool call's id and name must be strings: {inner!r}")
             return
         value = inner.text
     else:
-        value = part.chunk if type(part) is Structured else part.text  # type: ignore[union-attr]
+        value = part.chunk if type(part) is Structured else part.text
     if type(value) is not str:
         raise ProviderProtocolError(f"text must be a string, got {type(value).__name__}")
 

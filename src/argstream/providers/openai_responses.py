@@ -138,7 +138,8 @@ class ResponsesAdapter(Adapter):
 
     def _created(self, event: Any) -> list[Event]:
         if self._active:
-            raise ProviderProtocolError("a response was created while the previous one is unfinished (a spliced stream)")
+            raise ProviderProtocolError(
+                "a response was created while the previous one is unfinished (a spliced stream)")
         self._new_response()
         return []
 
@@ -196,7 +197,8 @@ class ResponsesAdapter(Adapter):
             return self._send(item, text[len(sent):])
         if text != sent and (item.kind != _FUNCTION or not _same_value(text, sent)):
             raise ProviderProtocolError(
-                f"the final copy of item {item.item_id!r} contradicts its streamed text: {text[:80]!r} vs {sent[:80]!r}")
+                f"the final copy of item {item.item_id!r} contradicts its streamed text: "
+                f"{text[:80]!r} vs {sent[:80]!r}")
         return []  # already sent
 
     def _tool_delta(self, event: Any) -> list[Event]:
@@ -389,7 +391,9 @@ def _tool_uses(text: str) -> list[tuple[str, dict[str, Any]]] | None:
         return None
     out = []
     for use in uses:
-        if type(use) is not dict or type(use.get("recipient_name")) is not str or type(use.get("parameters")) is not dict:
+        if type(use) is not dict or type(use.get("recipient_name")) is not str:
+            return None
+        if type(use.get("parameters")) is not dict:
             return None
         out.append((use["recipient_name"].removeprefix("functions."), use["parameters"]))
     return out

@@ -116,7 +116,8 @@ class WireDecoder:
             self._event_line = self._line
         self._size += len(value) + 1
         if self._size > self.max_event:
-            raise ProviderProtocolError(f"the event at line {self._event_line} is longer than {self.max_event} characters")
+            raise ProviderProtocolError(
+                f"the event at line {self._event_line} is longer than {self.max_event} characters")
         self._data.append(value)
 
     def _dispatch(self, out: list[Any]) -> None:
