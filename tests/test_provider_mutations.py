@@ -322,3 +322,72 @@ def test_many_random_mutations() -> None:
     for _, fmt, items in RECORDINGS:
         for _ in range(runs):
             check(fmt, mutate(rng, items))
+
+
+# -- issue 9 item 8: events after an error event, per adapter ---------------------------------
+
+_CHAT = {"id": "c", "object": "chat.completion.chunk", "choices": [
+    {"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "f", "arguments": "{}"}}]},
+     "finish_reason": None}]}
+AFTER_AN_ERROR = {
+    "anthropic": [{"type": "message_start", "message": {"id": "m"}}, {"type": "error", "error": {"type": "overloaded"}},
+                  {"type": "content_block_start", "index": 0,
+                   "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}},
+                  {"type": "content_block_stop", "index": 0}, {"type": "message_stop"}],
+    "openai_chat": [{"error": {"message": "upstream"}}, _CHAT,
+                    {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}],
+    "openai_responses": [{"type": "response.created", "response": {}}, {"type": "error", "message": "boom"},
+                         {"type": "response.output_item.added", "output_index": 0, "item": {
+                             "type": "function_call", "id": "fc", "call_id": "c", "name": "f", "arguments": "{}"}},
+                         {"type": "response.output_item.done", "output_index": 0, "item": {
+                             "type": "function_call", "id": "fc", "call_id": "c", "name": "f", "arguments": "{}"}},
+                         {"type": "response.completed", "response": {"status": "completed"}}],
+    "gemini": [{"event_type": "error", "error": {"message": "boom"}},
+               {"event_type": "step.start", "index": 0, "step": {"type": "function_call", "id": "i", "name": "f",
+                                                                  "arguments": {"a": 1}}},
+               {"event_type": "step.stop", "index": 0},
+               {"event_type": "interaction.completed", "interaction": {"status": "requires_action"}}],
+    "ollama": [{"error": "model crashed"},
+               {"message": {"role": "assistant", "content": "",
+                            "tool_calls": [{"function": {"name": "f", "arguments": {}}}]}, "done": False},
+               {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"}],
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(AFTER_AN_ERROR))
+def test_nothing_follows_an_error_event(fmt: str) -> None:
+    outcome = run(fmt, AFTER_AN_ERROR[fmt])
+    assert [f.reason.name for f in outcome.finished] == ["ERROR"]
+    assert outcome.events[-1] is outcome.finished[0] and outcome.flushed == [] and outcome.runnable == []
+
+
+WRONG_TYPES = {
+    "openai_responses": [
+        {"type": "response.output_item.added", "output_index": [0], "item": {"type": "function_call"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": "function_call"},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc", "output_index": 0, "delta": 5},
+        {"type": "response.function_call_arguments.done", "item_id": "fc", "output_index": 0, "arguments": ["x"]},
+        {"type": ["response.completed"]},
+    ],
+    "gemini": [
+        {"candidates": {"content": {}}},
+        {"candidates": [{"content": {"parts": {"text": "x"}}}]},
+        {"candidates": [{"content": {"parts": [{"text": 5}]}}]},
+        {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {}, "id": 7}}]}}]},
+        *[{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": True, "partialArgs": [
+            piece]}}]}}]} for piece in ({"jsonPath": 3, "numberValue": 1}, {"jsonPath": "$.a", "stringValue": 1},
+                                        {"jsonPath": "$.a", "numberValue": "1"})],
+    ],
+}
+
+
+@pytest.mark.parametrize(("fmt", "item"), [(f, i) for f, items in WRONG_TYPES.items() for i in items])
+def test_wrong_field_types_are_the_documented_error(fmt: str, item: dict) -> None:
+    # issue 9 item 7, for the adapters whose own unit tests do not list them
+    start = {"openai_responses": [{"type": "response.created", "response": {}}, {
+        "type": "response.output_item.added", "output_index": 0,
+        "item": {"type": "function_call", "id": "fc", "call_id": "c", "name": "f", "arguments": ""}}],
+             "gemini": [{"candidates": [{"content": {"parts": [{"text": "hi"}]}}]}]}[fmt]
+    outcome = run(fmt, [*start, item])
+    assert outcome.error is not None and outcome.error.event == len(start)
+    assert [f.reason.name for f in outcome.finished] == ["ERROR"] and outcome.runnable == []
