@@ -94,8 +94,10 @@ def _joins(fmt: str, items: list[Any]) -> list[str]:
                 if last_id.get("message") != (current, True):
                     message += 1
                 last_id["message"] = (current, True)
-            elif kind == "message_stop":
+            elif kind == "message_stop":  # the message is over: its blocks take no more pieces
                 last_id["message"] = None
+                for key in [k for k in last_id if type(k) is tuple and k[0] == message]:
+                    last_id[key] = False
             index = _hashable(item.get("index"))
             if kind == "content_block_start":
                 starts[(message, index)] += 1
@@ -126,10 +128,16 @@ def _joins(fmt: str, items: list[Any]) -> list[str]:
                         pieces[(slot, starts[slot])].append(function["arguments"])
             if any(isinstance(c, dict) and c.get("finish_reason") is not None for c in _list(item.get("choices"))):
                 message += 1  # the response is over: what follows is another one
-        elif fmt == "openai_responses" and isinstance(kind, str) and kind.endswith(".delta"):
-            key = _hashable(item.get("item_id") or item.get("output_index"))
-            if isinstance(item.get("delta"), str):
-                pieces[(kind, key)].append(item["delta"])
+        elif fmt == "openai_responses" and isinstance(kind, str):
+            if kind == "response.output_item.added" and isinstance(item.get("item"), dict):
+                starts[_hashable(item["item"].get("id"))] += 1  # deltas route to an item once it is announced
+                last_id[_hashable(item["item"].get("id"))] = True
+            elif kind == "response.output_item.done" and isinstance(item.get("item"), dict):
+                last_id[_hashable(item["item"].get("id"))] = False
+            elif kind.endswith(".delta") and isinstance(item.get("delta"), str):
+                key = _hashable(item.get("item_id"))
+                if last_id.get(key):
+                    pieces[(kind, key, starts[key])].append(item["delta"])
     out = []
     for key, texts in pieces.items():
         text = "".join(texts)
