@@ -19,7 +19,7 @@ from argstream.events import (
     ToolCallRequest,
     ToolCallStart,
 )
-from argstream.providers import anthropic
+from argstream.providers import ProviderProtocolError, anthropic
 from argstream.providers.anthropic import ato_events, to_events
 
 
@@ -293,13 +293,74 @@ def test_several_messages_back_to_back():
     assert [e.kind for e in persisted] == [ToolCallRequest("a", "f", {"x": 1}), ChatMessage("ok")]
 
 
-def test_message_start_before_stop_ends_the_previous_message_with_error():
+def events_until_error(items):
+    events = []
+    with pytest.raises(ProviderProtocolError) as info:
+        for event in to_events(items):
+            events.append(event)
+    return events, info.value
+
+
+def test_a_spliced_message_start_ends_the_stream_with_an_error():
+    # issue 9 item 2: another message starts while one is open; its call must never be runnable
+    second = message_start()
+    second["message"]["id"] = "msg_2"
     items = [message_start(), tool_use(0, "a", "f"), json_delta(0, '{"x"'),
-             message_start(), block_start(0, {"type": "text", "text": "hi"}), stop(0), *message_end("end_turn")]
+             second, tool_use(0, "b", "f"), json_delta(0, '{"x": 1}'), stop(0), *message_end("tool_use")]
+    events, error = events_until_error(items)
+    assert "spliced" in str(error) and error.event == 3
+    assert events[-1].reason is FinishReason.ERROR and [type(e) for e in events].count(Finished) == 1
+    assert not any(isinstance(e, Flush) for e in events)
+
+
+def test_a_duplicated_message_start_is_the_same_message():
+    # issue 9 item 2 (vercel/ai #18331): same id again while open: one message, one Finished
+    items = [message_start(), message_start(), block_start(0, {"type": "text", "text": ""}),
+             delta(0, type="text_delta", text="answer"), stop(0), *message_end("end_turn")]
     events, persisted = run(items)
-    assert [e.reason for e in events if isinstance(e, Finished)] == [FinishReason.ERROR, FinishReason.COMPLETED]
-    assert persisted[0].metadata["incomplete"] is True
-    assert persisted[1].kind == ChatMessage("hi")
+    assert [e for e in events if isinstance(e, Finished)] == [
+        Finished(FinishReason.COMPLETED, {"stop_reason": "end_turn", "usage": {"output_tokens": 42}})]
+    assert [p.kind for p in persisted] == [ChatMessage("answer")]
+
+
+def test_a_second_block_start_on_an_open_index_never_joins_two_calls():
+    # issue 9 item 5
+    items = [message_start(), tool_use(0, "toolu_a", "read"), json_delta(0, '{"path":'),
+             tool_use(0, "toolu_b", "delete"), json_delta(0, '"/"}'), stop(0), *message_end()]
+    events, error = events_until_error(items)
+    assert "second content_block_start" in str(error)
+    assert events[-1].reason is FinishReason.ERROR and not any(isinstance(e, Flush) for e in events)
+
+
+def test_a_delta_of_another_kind_than_its_block_is_malformed():
+    items = [message_start(), tool_use(0), delta(0, type="text_delta", text="x"), stop(0), *message_end()]
+    events, error = events_until_error(items)
+    assert "text_delta" in str(error) and events[-1].reason is FinishReason.ERROR
+
+
+def test_items_after_message_stop_are_dropped_until_the_next_message():
+    items = [message_start(), *message_end("end_turn"), tool_use(0), json_delta(0, "{}"), stop(0),
+             *message_end("tool_use")]
+    events, persisted = run(items)
+    assert [type(e) for e in events] == [Finished] and persisted == []
+
+
+@pytest.mark.parametrize("item", [
+    {"type": "content_block_start", "index": [0], "content_block": {"type": "text", "text": ""}},
+    {"type": "content_block_start", "index": 0, "content_block": "tool_use"},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": 5}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}},
+    {"type": "content_block_delta", "index": 0, "delta": ["text_delta"]},
+    {"type": "message_start", "message": {"id": "m", "content": {"type": "text"}}},
+    {"type": "message_delta", "delta": "stop"},
+])
+def test_wrong_field_types_raise_the_documented_error(item):
+    items = [message_start(), block_start(0, {"type": "text", "text": ""}), item, stop(0), *message_end("end_turn")]
+    if item["type"] == "message_start":
+        items = [item, *message_end("end_turn")]
+    events, error = events_until_error(items)
+    assert events[-1].reason is FinishReason.ERROR
+    assert [type(e) for e in events].count(Finished) == 1
 
 
 def test_message_stream_helper_events_are_skipped():

@@ -25,6 +25,7 @@ from argstream.events import (
     ToolCallRequest,
     ToolCallStart,
 )
+from argstream.providers import ProviderProtocolError
 from argstream.providers.gemini import GeminiAdapter, PartialArgsWriter, ato_events, parse_json_path, to_events
 
 
@@ -201,13 +202,19 @@ def test_a_call_ends_at_its_last_piece_without_a_terminator() -> None:
     assert calls(list(to_events(stream))) == [ToolCallRequest("R1-call-0", "writeItems", {"ops": [{"id": "a", "price": 0.5}]})]
 
 
-def test_a_new_call_or_the_finish_reason_closes_an_open_streamed_call() -> None:
+def test_a_new_call_or_the_finish_reason_cuts_off_a_call_that_said_more_would_follow() -> None:
+    # closing its brackets would make up a value: {"x": "1"} may have been {"x": "1...", "z": ...}
     stream = [chunk(fcall(name="a", willContinue=True)),
               chunk(fcall(partialArgs=[pa("$.x", stringValue="1", willContinue=True)], willContinue=True)),
               chunk(fcall(name="b", willContinue=True)),
               chunk(fcall(partialArgs=[pa("$.y", numberValue=2)], willContinue=True)),
               chunk(finish="STOP")]
-    assert [(c.name, c.arguments) for c in calls(list(to_events(stream)))] == [("a", {"x": "1"}), ("b", {"y": 2})]
+    events = list(to_events(stream))
+    assert calls(events) == [] and not any(isinstance(e, Flush) for e in events)
+    builder = EventBuilder()
+    leftovers = [out for e in events if (out := builder.handle(e)) and isinstance(e, Finished)][0]
+    assert [(e.kind.name, e.metadata["incomplete"]) for e in leftovers] == [("a", True), ("b", True)]
+    assert all(e.kind.error is not None for e in leftovers)
 
 
 def test_a_streamed_call_without_arguments() -> None:
@@ -231,11 +238,23 @@ def write(pieces: list[tuple[str, Any, str, bool]]) -> str:
     return text + writer.close()
 
 
-def test_writer_arrays_of_arrays_gaps_and_quoted_keys() -> None:
+def test_writer_arrays_of_arrays_and_quoted_keys() -> None:
     text = write([("$.m[0][0]", 1, "number", False), ("$.m[0][1]", 2, "number", False),
-                  ("$.m[1][0]", True, "bool", False), ("$.gap[2]", "z", "string", False),
-                  ("$['a \"key\"']", None, "null", False)])
-    assert json.loads(text) == {"m": [[1, 2], [True]], "gap": [None, None, "z"], 'a "key"': None}
+                  ("$.m[1][0]", True, "bool", False), ("$['a \"key\"']", None, "null", False)])
+    assert json.loads(text) == {"m": [[1, 2], [True]], 'a "key"': None}
+
+
+@pytest.mark.parametrize("pieces", [
+    [("$.gap[2]", "z", "string", False)],
+    [("$.a[0]", 1, "number", False), ("$.a[2]", 1, "number", False)],
+    [("$[1]", 1, "number", False)],
+    [("$.a[10000000]", 1, "number", False)],
+    [("$.a[0]", 1, "number", False), ("$.b", 1, "number", False), ("$.a[5]", 1, "number", False)],  # fallback
+])
+def test_writer_refuses_an_index_that_skips_ahead(pieces) -> None:
+    # issue 9 item 6: a skipped index would have to be filled; refused at once, whatever its size
+    with pytest.raises(ProviderProtocolError, match="skips ahead|next position"):
+        write(pieces)
 
 
 def test_writer_falls_back_when_paths_go_back() -> None:
@@ -401,3 +420,54 @@ def test_usage_goes_in_the_finished_metadata() -> None:
 def test_a_repeated_finish_reason_adds_no_second_finished() -> None:
     stream = [chunk({"text": "hi"}, finish="STOP"), chunk(finish="STOP"), {"usageMetadata": {"totalTokenCount": 9}}]
     assert [type(e).__name__ for e in to_events(stream)] == ["Part", "Flush", "Finished"]
+
+
+def _cost(stream: list[dict]) -> tuple[int, ProviderProtocolError | None, list[Any]]:
+    """Peak traced memory while the stream goes through the adapter and a builder, the error, the events."""
+    import tracemalloc
+
+    events: list[Any] = []
+    builder = EventBuilder()
+    tracemalloc.start()
+    try:
+        for event in to_events(stream):
+            builder.handle(event)
+            events.append(event)
+        error = None
+    except ProviderProtocolError as exc:
+        error = exc
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak, error, events
+
+
+@pytest.mark.parametrize("path", ["$.a[10000000]", "$.a[0][99999999999999999999]", "$[4000000000]"])
+def test_a_skipping_index_costs_nothing_and_is_refused_at_once(path: str) -> None:
+    # issue 9 item 6: one 150-byte event used to cost 328 s and 4.2 GB and give an ok call
+    stream = [chunk(fcall(name="f", willContinue=True)),
+              chunk(fcall(partialArgs=[pa(path, numberValue=1)], willContinue=True)),
+              chunk(fcall(), finish="STOP")]
+    peak, error, events = _cost(stream)
+    assert error is not None and "index" in error.msg and error.event == 1
+    assert peak < 200_000
+    assert calls(events) == [] and events[-1] == Finished(FinishReason.ERROR, events[-1].metadata)
+
+
+@pytest.mark.parametrize("path", ["$" + ".a" * 300_000, "$.a" + "[0]" * 200_000, "$" + "['k']" * 100_000])
+def test_a_path_deeper_than_the_parser_allows_is_refused_before_it_is_walked(path: str) -> None:
+    stream = [chunk(fcall(name="f", willContinue=True)),
+              chunk(fcall(partialArgs=[pa(path, numberValue=1)], willContinue=True))]
+    peak, error, _ = _cost(stream)
+    assert error is not None and "deeper than 512" in error.msg
+    assert peak < 200_000  # the path is never expanded into 100,000s of steps
+
+
+def test_a_path_at_the_depth_limit_is_read() -> None:
+    path = "$" + ".a" * 300
+    stream = streamed("f", pa(path, numberValue=1)) + [chunk(finish="STOP")]
+    [call] = calls(list(to_events(stream)))
+    value = call.arguments
+    for _ in range(299):
+        value = value["a"]
+    assert value == {"a": 1}

@@ -22,6 +22,7 @@ from argstream.events import (
     ToolCallRequest,
     ToolCallStart,
 )
+from argstream.providers import ProviderProtocolError
 from argstream.providers.ollama import ato_events, to_events
 
 CREATED = "2025-06-01T10:00:00.000000Z"
@@ -149,3 +150,31 @@ async def test_ato_events() -> None:
             yield item
 
     assert [e async for e in ato_events(agen())] == list(to_events(lines))
+
+
+def test_a_load_response_then_the_answer_is_one_response() -> None:
+    # issue 9 item 8: LangChain skips the empty load response; so do we, with one Finished
+    events = list(to_events([line(done=True, done_reason="load"), line("Hi"), line(done=True, done_reason="stop")]))
+    assert [(e.reason, e.metadata["stop_reason"]) for e in events if isinstance(e, Finished)] == [
+        (FinishReason.COMPLETED, "stop")]
+    assert [e for e in events if isinstance(e, Part)] == [Part(0, Message("Hi"))]
+
+
+def test_a_load_response_alone_keeps_its_finished() -> None:
+    events = list(to_events([line(done=True, done_reason="load")]))
+    assert [(e.reason, e.metadata["stop_reason"]) for e in events] == [(FinishReason.COMPLETED, "load")]
+
+
+@pytest.mark.parametrize("bad", [
+    {"message": {"content": 5}, "done": False},
+    {"message": {"tool_calls": {"function": {"name": "f"}}}, "done": False},
+    {"message": {"tool_calls": [{"function": "f"}]}, "done": False},
+    {"message": {"tool_calls": [{"function": {"name": ["f"]}}]}, "done": False},
+    {"message": "hello", "done": False},
+])
+def test_wrong_field_types_raise_the_documented_error(bad: dict) -> None:
+    events = []
+    with pytest.raises(ProviderProtocolError):
+        for event in to_events([line("a"), bad, line(done=True, done_reason="stop")]):
+            events.append(event)
+    assert [type(e) for e in events].count(Finished) == 1 and events[-1].reason is FinishReason.ERROR

@@ -19,6 +19,7 @@ from argstream.events import (
     ToolCallRequest,
     ToolCallStart,
 )
+from argstream.providers import ProviderProtocolError
 from argstream.providers.openai_chat import FINISH_REASONS, ato_events, to_events
 
 
@@ -240,12 +241,14 @@ def test_responses_back_to_back():
     assert [e.index for e in events if isinstance(e, Flush)] == [0, 0]  # indexes start again per response
 
 
-def test_new_response_before_finish_ends_the_previous_with_error():
+def test_new_response_before_finish_is_a_spliced_stream():
     items = [chunk({"content": "cut"}, id="A"), chunk({"content": "new"}, id="B"), chunk({}, "stop", id="B")]
-    events, persisted = run(items)
-    assert [e.reason for e in events if isinstance(e, Finished)] == [FinishReason.ERROR, FinishReason.COMPLETED]
-    assert persisted[0].metadata["incomplete"] is True
-    assert persisted[1].kind == ChatMessage("new")
+    events = []
+    with pytest.raises(ProviderProtocolError, match="unfinished") as info:
+        for event in to_events(items):
+            events.append(event)
+    assert info.value.event == 1
+    assert [e.reason for e in events if isinstance(e, Finished)] == [FinishReason.ERROR]
 
 
 def test_refusal_and_legacy_function_call():
@@ -325,3 +328,57 @@ def test_structured_content():
     assert events[0] == Part(0, Structured('{"answer": [1, '))
     flushed = [builder.handle(e) for e in events][2]
     assert flushed.kind == ChatStructured({"answer": [1, 2], "ok": True})
+
+
+def test_parallel_calls_that_reuse_index_zero_are_separate_calls():
+    # issue 9 item 1: Groq and vLLM send every parallel call on tool_calls[].index 0 with a new id
+    items = [call(0, "call_a", "read", '{"path": "a"}'),
+             call(0, "call_b", "read", '{"path": '), call(0, arguments='"b"}'),
+             chunk({}, "tool_calls")]
+    events, persisted = run(items)
+    assert requests(persisted) == [ToolCallRequest("call_a", "read", {"path": "a"}),
+                                   ToolCallRequest("call_b", "read", {"path": "b"})]
+    flushes = [i for i, e in enumerate(events) if isinstance(e, Flush)]
+    assert flushes[0] < next(i for i, e in enumerate(events) if isinstance(e, Part)
+                             and e.part.part == ToolCallStart("call_b", "read"))  # call_a flushed at once
+    assert [e.reason for e in events if isinstance(e, Finished)] == [FinishReason.TOOL_USE]
+
+
+def test_an_id_repeated_on_every_delta_continues_its_call():
+    items = [call(0, "call_a", "read", '{"path": '), call(0, "call_a", None, '"a"}'), chunk({}, "tool_calls")]
+    _, persisted = run(items)
+    assert requests(persisted) == [ToolCallRequest("call_a", "read", {"path": "a"})]
+
+
+def test_text_after_a_complete_value_on_one_index_is_never_silently_joined():
+    items = [call(0, "call_a", "read", '{"path": "a"}'), call(0, arguments='{"path": "b"}'), chunk({}, "tool_calls")]
+    _, persisted = run(items)
+    [request] = requests(persisted)
+    assert request.error is not None and request.arguments == {}
+
+
+@pytest.mark.parametrize("entry", [
+    {"index": [0], "id": "c", "function": {"name": "f"}},
+    {"index": "0", "id": "c", "function": {"name": "f"}},
+    {"index": 0, "id": "c", "function": {"name": "f", "arguments": 5}},
+    {"index": 0, "id": "c", "function": {"name": ["f"]}},
+    {"index": 0, "id": {"x": 1}, "function": {"name": "f"}},
+    {"index": 0, "id": "c", "function": "f"},
+])
+def test_wrong_field_types_raise_the_documented_error(entry):
+    events = []
+    with pytest.raises(ProviderProtocolError) as info:
+        for event in to_events([chunk({"content": "x"}), chunk({"tool_calls": [entry]}), chunk({}, "tool_calls")]):
+            events.append(event)
+    assert info.value.event == 1
+    assert [type(e) for e in events].count(Finished) == 1 and events[-1].reason is FinishReason.ERROR
+
+
+@pytest.mark.parametrize("bad", [
+    {"choices": {"index": 0}}, {"choices": [{"index": {}, "delta": {}}]},
+    {"choices": [{"delta": {"tool_calls": {"index": 0}}}]},
+    {"choices": [{"delta": {"content": 7}}]}, {"choices": ["x"]},
+])
+def test_malformed_chunks_raise_the_documented_error(bad):
+    with pytest.raises(ProviderProtocolError):
+        list(to_events([chunk({"content": "x"}), {"id": "chatcmpl-1", **bad}]))

@@ -24,7 +24,7 @@ from argstream.events import (
     ToolCallRequest,
     ToolCallStart,
 )
-from argstream.providers import openai_responses
+from argstream.providers import ProviderProtocolError, openai_responses
 from argstream.providers.openai_responses import ato_events, to_events
 
 
@@ -137,10 +137,55 @@ def test_a_whole_copy_longer_than_the_deltas_sends_only_the_tail() -> None:
     assert the_call(events).arguments == json.loads(ARGS)
 
 
-def test_a_whole_copy_that_disagrees_with_the_deltas_is_ignored() -> None:
-    events = list(to_events(call_stream(['{"a":1}'], done_args='{"b":2}', item_args='{"b":2}')))
+def test_a_final_copy_that_contradicts_the_deltas_is_an_error_and_never_an_ok_call() -> None:
+    # issue 9 item 4: deltas say 'passwd', the provider's own final copies say '/etc/passwd'
+    stream = call_stream(['{"path":"', 'passwd"}'], done_args='{"path":"/etc/passwd"}',
+                         item_args='{"path":"/etc/passwd"}')
+    events = []
+    with pytest.raises(ProviderProtocolError, match="contradicts") as info:
+        for event in to_events(stream):
+            events.append(event)
+    assert info.value.event == 4  # the .done event
+    flushed, _, finished = build(events)
+    assert flushed == [] and [f.reason for f in finished] == [FinishReason.ERROR]
+
+
+def test_a_final_copy_spaced_differently_is_the_same_value() -> None:
+    events = list(to_events(call_stream(['{"a":1}'], done_args='{"a": 1}', item_args='{ "a" : 1 }')))
     assert chunks(events, 0) == ['{"a":1}']
     assert the_call(events).arguments == {"a": 1}
+
+
+WRAPPER = json.dumps({"tool_uses": [
+    {"recipient_name": "functions.weather", "parameters": {"location": "San Francisco"}},
+    {"recipient_name": "functions.cityAttractions", "parameters": {"city": "Rome"}}]})
+
+
+def test_a_parallel_wrapper_call_is_its_calls() -> None:
+    # issue 9 item 3 (vercel/ai issue 19067)
+    pieces = [WRAPPER[:30], WRAPPER[30:]]
+    stream = [created(), added(0, fc("fc_p", "call_p", "parallel"))] + [args_delta(p, "fc_p") for p in pieces]
+    stream += [args_done(WRAPPER, "fc_p"), item_done(0, fc("fc_p", "call_p", "parallel", WRAPPER, status="completed")),
+               completed([fc("fc_p", "call_p", "parallel", WRAPPER, status="completed")])]
+    flushed, _, finished = build(list(to_events(stream)))
+    assert [e.kind for e in flushed] == [
+        ToolCallRequest("call_p-0", "weather", {"location": "San Francisco"}),
+        ToolCallRequest("call_p-1", "cityAttractions", {"city": "Rome"})]
+    assert all(e.metadata["id_generated"] and e.metadata["wrapper"] == "parallel" for e in flushed)
+    assert [f.reason for f in finished] == [FinishReason.TOOL_USE]
+
+
+@pytest.mark.parametrize("arguments", ['{"tool_uses": []}', '{"tool_uses": [{"recipient_name": 1}]}',
+                                       '{"x": 1}', '{"tool_uses": [', '[1]'])
+def test_a_call_named_parallel_of_another_shape_stays_one_call(arguments: str) -> None:
+    stream = [created(), added(0, fc("fc_p", "call_p", "parallel")), args_delta(arguments, "fc_p"),
+              item_done(0, fc("fc_p", "call_p", "parallel", arguments, status="completed")), completed([])]
+    flushed, _, _ = build(list(to_events(stream)))
+    assert [(e.kind.id, e.kind.name) for e in flushed] == [("call_p", "parallel")]
+    if arguments == '{"x": 1}':
+        assert flushed[0].kind.arguments == {"x": 1}
+    else:
+        assert flushed[0].kind.error is not None or flushed[0].kind.arguments != {}
 
 
 def test_parallel_calls_are_routed_by_output_index_and_item_id() -> None:
@@ -309,9 +354,11 @@ def test_several_responses_back_to_back() -> None:
 
 def test_a_response_that_starts_before_the_previous_one_ended() -> None:
     stream = [created(), added(0, fc()), args_delta('{"a"'), created("resp_2"), completed([])]
-    events = list(to_events(stream))
-    assert [e for e in events if isinstance(e, Finished)] == [
-        Finished(FinishReason.ERROR), Finished(FinishReason.COMPLETED, {"stop_reason": "completed"})]
+    events = []
+    with pytest.raises(ProviderProtocolError, match="spliced"):
+        for event in to_events(stream):
+            events.append(event)
+    assert [e.reason for e in events if isinstance(e, Finished)] == [FinishReason.ERROR]
     assert not any(isinstance(e, Flush) for e in events)
 
 

@@ -6,9 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from argstream.events import Finished, FinishReason, Flush, Message, Part
+from argstream.events import ArgumentChunk, Finished, FinishReason, Flush, Message, Part, ToolCall, ToolCallStart
 from argstream.providers._common import (
     Adapter,
+    ProviderProtocolError,
     Slots,
     adrive,
     drive,
@@ -18,6 +19,7 @@ from argstream.providers._common import (
     get_list,
     json_text,
     plain,
+    text_field,
 )
 
 
@@ -168,16 +170,59 @@ def test_drive_error_then_reraise():
     assert seen == [PART, FLUSH, DONE]  # already finished: no second Finished
 
 
-def test_drive_adapter_errors_are_reraised_too():
+def test_drive_adapter_errors_become_the_one_documented_error():
     class Broken(Adapter):
         def feed(self, item):
-            raise ValueError("bad item")
+            raise KeyError("bad item")
 
     seen = []
-    with pytest.raises(ValueError, match="bad item"):
+    with pytest.raises(ProviderProtocolError, match="bad item") as info:
         for event in drive(Broken(), [1]):
             seen.append(event)
-    assert seen == [Finished(FinishReason.ERROR)]
+    assert info.value.event == 0 and isinstance(info.value.__cause__, KeyError)
+    assert [e.reason for e in seen] == [FinishReason.ERROR]
+    assert seen[0].metadata["error"]["type"] == "protocol_error"
+
+
+@pytest.mark.parametrize("bad", [
+    Part(0, Message(5)),
+    Part(0, ToolCall(ArgumentChunk({"a": 1}))),
+    Part(0, ToolCall(ToolCallStart(["id"], "n"))),
+    Part("0", Message("x")),
+    Flush(None),
+    "not an event",
+])
+def test_drive_rejects_events_with_wrong_types(bad):
+    seen = []
+    with pytest.raises(ProviderProtocolError):
+        for event in drive(Echo(), [[PART], [bad, FLUSH]]):
+            seen.append(event)
+    assert seen == [PART, Finished(FinishReason.ERROR, seen[-1].metadata)]
+
+
+def test_drive_ends_the_stream_at_the_first_error_finish():
+    error = Finished(FinishReason.ERROR)
+    read = []
+
+    def source():
+        for batch in ([PART], [error, PART], [FLUSH], [DONE]):
+            read.append(batch)
+            yield batch
+
+    assert list(drive(Echo(), source())) == [PART, error]
+    assert len(read) == 2  # nothing read after the error
+
+
+def test_get_rejects_scalars_where_objects_or_lists_belong():
+    with pytest.raises(ProviderProtocolError):
+        get("text", "index")
+    with pytest.raises(ProviderProtocolError):
+        fields(5)
+    with pytest.raises(ProviderProtocolError):
+        get_list({"a": {"k": 1}}, "a")
+    with pytest.raises(ProviderProtocolError):
+        text_field({"t": 3}, "t")
+    assert text_field({}, "t") == "" and get_list({"a": [1]}, "a") == [1]
 
 
 def test_drive_stopped_by_the_consumer_adds_nothing():

@@ -4,6 +4,11 @@
 DeepSeek, Mistral, ...), ``openai_responses``, ``gemini`` and ``ollama``. Each takes the official
 SDK's stream objects or the decoded wire dicts and imports no SDK. Submodules load on first use:
 ``from argstream.providers import anthropic`` or ``argstream.providers.anthropic.to_events(...)``.
+
+``detect.detect_provider(item)`` names the module for a stream's first item, and ``wire``
+decodes recorded or raw SSE / NDJSON text into wire items. A wire item that breaks its format
+raises :class:`ProviderProtocolError` (after ``Finished(ERROR)``); docs/providers.md gives the
+semantics chosen for duplicated, spliced and contradicting streams.
 """
 
 from __future__ import annotations
@@ -11,10 +16,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["anthropic", "gemini", "ollama", "openai_chat", "openai_responses"]
+from ._common import ProviderProtocolError
+
+_MODULES = ("anthropic", "detect", "gemini", "ollama", "openai_chat", "openai_responses", "wire")
+__all__ = ["ProviderProtocolError", *_MODULES]
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name in _MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

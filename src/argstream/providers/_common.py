@@ -16,12 +16,19 @@ Adapters
 
 Drivers
     :func:`drive` / :func:`adrive` run an adapter over a sync / async stream and keep the stream
-    contract of API.md §5: the last event is always a ``Finished``. When the input ends and the
-    last event is not a ``Finished`` (a stream cut before its final event, or an empty one), they
-    add ``Finished(ERROR)``; when iterating the input raises (the SDK's exception for an error
-    event or a dropped connection), they yield ``Finished(ERROR)`` unless the response had already
-    finished, then re-raise the exception unchanged. Unflushed parts are never flushed for the
-    adapter, so a tool call cut off mid-argument is never reported as complete.
+    contract of API.md §5: the last event is always a ``Finished``, and each response has exactly
+    one. When the input ends and the last event is not a ``Finished`` (a stream cut before its
+    final event, or an empty one), they add ``Finished(ERROR)``; when iterating the input raises
+    (the SDK's exception for an error event or a dropped connection), they yield
+    ``Finished(ERROR)`` unless the response had already finished, then re-raise the exception
+    unchanged. Unflushed parts are never flushed for the adapter, so a tool call cut off
+    mid-argument is never reported as complete.
+
+    A ``Finished(ERROR)`` ends the stream: the drivers yield nothing after it and read no further
+    item, so no call can turn up runnable after a response failed. A wire item that breaks its
+    format (a field of the wrong type, an impossible sequence) is reported as
+    :class:`ProviderProtocolError`, raised after ``Finished(ERROR, {"error": ...})``; every other
+    exception an adapter might raise on hostile input is converted to it too.
 
 :class:`Slots` hands out stable event indexes for provider keys, and :func:`finish_reason`
 applies the uniform reason rules.
@@ -33,13 +40,35 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
-from ..events import Event, Finished, FinishReason
+from ..events import Event, Finished, FinishReason, Flush, Part, Structured, ToolCall, ToolCallStart
 
 __all__ = [
-    "Adapter", "Slots", "adrive", "drive", "fields", "finish_reason", "get", "get_list", "json_text", "plain",
+    "Adapter", "ProviderProtocolError", "Slots", "adrive", "drive", "fields", "finish_reason", "get", "get_list",
+    "json_text", "plain", "text_field",
 ]
 
 _MISSING = object()
+
+
+class ProviderProtocolError(ValueError):
+    """A wire item that breaks its provider's format: a field of the wrong type, or an impossible sequence.
+
+    ``msg`` says what is wrong; ``event`` is the 0-based position of the offending item in the
+    stream (``None`` when raised outside a driver). Raised by the drivers after
+    ``Finished(ERROR)``; a ``ValueError``, like ``json.JSONDecodeError``.
+    """
+
+    def __init__(self, msg: str, event: int | None = None) -> None:
+        self.msg = msg
+        self.event = event
+        super().__init__(msg if event is None else f"{msg} (wire item {event})")
+
+    def at(self, event: int) -> ProviderProtocolError:
+        """This error with its position set (kept when already known)."""
+        return self if self.event is not None else ProviderProtocolError(self.msg, event)
+
+
+_SCALARS = (str, bytes, bytearray, int, float, list, tuple)
 
 
 def get(obj: Any, name: str, default: Any = None) -> Any:
@@ -52,6 +81,8 @@ def get(obj: Any, name: str, default: Any = None) -> Any:
         value = obj.get(name)
     elif obj is None:
         return default
+    elif isinstance(obj, _SCALARS):
+        raise ProviderProtocolError(f"expected an object holding {name!r}, got {type(obj).__name__}")
     else:
         own = getattr(obj, "__dict__", None)
         value = _MISSING if own is None else own.get(name, _MISSING)
@@ -99,6 +130,8 @@ def fields(obj: Any) -> Mapping[str, Any]:
         return obj
     if obj is None:
         return _NO_FIELDS
+    if isinstance(obj, _SCALARS):
+        raise ProviderProtocolError(f"expected an object, got {type(obj).__name__}")
     own = getattr(obj, "__dict__", None)
     if own is not None and hasattr(type(obj), "__pydantic_fields__"):
         extra = getattr(obj, "__pydantic_extra__", None)
@@ -109,9 +142,29 @@ def fields(obj: Any) -> Mapping[str, Any]:
 
 
 def get_list(obj: Any, name: str) -> list[Any] | tuple[()]:
-    """Field ``name`` as a list; an empty tuple when it is absent or ``None``."""
+    """Field ``name`` as a list; an empty tuple when it is absent or ``None``.
+
+    Raises:
+        ProviderProtocolError: the field holds something other than a list.
+    """
     value = get(obj, name)
-    return value if value else ()
+    if not value:
+        return ()
+    if type(value) is not list and not isinstance(value, (list, tuple)):
+        raise ProviderProtocolError(f"{name!r} must be a list, got {type(value).__name__}")
+    return value
+
+
+def text_field(obj: Any, name: str) -> str:
+    """Field ``name`` as text; ``""`` when it is absent or ``None``.
+
+    Raises:
+        ProviderProtocolError: the field holds something other than a string.
+    """
+    value = get(obj, name, "")
+    if type(value) is not str and not isinstance(value, str):
+        raise ProviderProtocolError(f"{name!r} must be a string, got {type(value).__name__}")
+    return value
 
 
 def plain(obj: Any) -> Any:
@@ -188,48 +241,122 @@ class Adapter:
         return []
 
 
+class _Run:
+    """What :func:`drive` and :func:`adrive` share: an adapter's events, checked, up to the first error."""
+
+    __slots__ = ("adapter", "count", "finished", "over", "error")
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.count = 0  # wire items fed so far
+        self.finished = False  # the last event passed on is a Finished
+        self.over = False  # a Finished(ERROR) was passed on: the stream is over
+        self.error: ProviderProtocolError | None = None
+
+    def feed(self, item: Any) -> list[Event]:
+        """The events for one wire item; a failure in the adapter raises :class:`ProviderProtocolError`."""
+        position = self.count
+        self.count += 1
+        return self._checked(lambda: self.adapter.feed(item), position)
+
+    def end(self) -> list[Event]:
+        """The adapter's last events, then ``Finished(ERROR)`` if the stream still lacks its ``Finished``."""
+        out = self._checked(self.adapter.end, self.count)
+        if not self.finished and not self.over:
+            out.append(Finished(FinishReason.ERROR))
+            self.finished = True
+        return out
+
+    def _checked(self, produce: Any, position: int) -> list[Event]:
+        try:
+            events = produce()
+            for event in events:
+                _check(event)
+        except ProviderProtocolError as exc:
+            self.error = exc.at(position)
+            raise self.error from exc.__cause__
+        except Exception as exc:  # hostile input must surface as the one documented error
+            self.error = ProviderProtocolError(f"malformed wire item: {type(exc).__name__}: {exc}", position)
+            raise self.error from exc
+        out: list[Event] = []
+        for event in events:
+            out.append(event)
+            self.finished = type(event) is Finished
+            if self.finished and event.reason is FinishReason.ERROR:
+                self.over = True
+                break
+        return out
+
+    def failed(self) -> list[Event]:
+        """``Finished(ERROR)`` for an exception, unless the response already finished."""
+        if self.finished:
+            return []
+        self.finished = True
+        metadata: dict[str, Any] = {}
+        if self.error is not None:
+            metadata["error"] = {"type": "protocol_error", "message": str(self.error)}
+        return [Finished(FinishReason.ERROR, metadata)]
+
+
+def _check(event: Any) -> None:
+    """Raise :class:`ProviderProtocolError` unless ``event`` carries text where text belongs."""
+    kind = type(event)
+    if kind is Finished:
+        return
+    if (kind is not Part and kind is not Flush) or type(event.index) is not int:
+        raise ProviderProtocolError(f"not an event: {event!r}")
+    if kind is Flush:
+        return
+    part = event.part
+    if type(part) is ToolCall:
+        inner = part.part
+        if isinstance(inner, ToolCallStart):
+            if type(inner.id) is not str or type(inner.name) is not str:
+                raise ProviderProtocolError(f"a tool call's id and name must be strings: {inner!r}")
+            return
+        value = inner.text
+    else:
+        value = part.chunk if type(part) is Structured else part.text
+    if type(value) is not str:
+        raise ProviderProtocolError(f"text must be a string, got {type(value).__name__}")
+
+
 def drive(adapter: Adapter, stream: Iterable[Any]) -> Iterator[Event]:
-    """Run ``adapter`` over ``stream``; the last event is always a ``Finished`` (see the module doc).
+    """Run ``adapter`` over ``stream`` (see the module doc).
 
     Raises:
-        whatever iterating ``stream`` raises, after yielding ``Finished(ERROR)`` (unless the
-        response had already finished); errors from the adapter itself likewise.
+        ProviderProtocolError: a wire item breaks its format (after ``Finished(ERROR)``).
+        whatever iterating ``stream`` raises, unchanged, after yielding ``Finished(ERROR)`` (unless
+        the response had already finished).
     """
-    finished = False
+    run = _Run(adapter)
     try:
         for item in stream:
-            for event in adapter.feed(item):
-                finished = type(event) is Finished
-                yield event
-        for event in adapter.end():
-            finished = type(event) is Finished
-            yield event
+            yield from run.feed(item)
+            if run.over:
+                return
+        yield from run.end()
     except Exception:
-        if not finished:
-            yield Finished(FinishReason.ERROR)
+        yield from run.failed()
         raise
-    if not finished:
-        yield Finished(FinishReason.ERROR)
 
 
 async def adrive(adapter: Adapter, stream: AsyncIterable[Any] | Iterable[Any]) -> AsyncIterator[Event]:
     """Async twin of :func:`drive`; ``stream`` may be an async iterable or a plain iterable."""
-    finished = False
+    run = _Run(adapter)
     items = stream if hasattr(stream, "__aiter__") else _as_async(stream)
     try:
         async for item in items:
-            for event in adapter.feed(item):
-                finished = type(event) is Finished
+            for event in run.feed(item):
                 yield event
-        for event in adapter.end():
-            finished = type(event) is Finished
+            if run.over:
+                return
+        for event in run.end():
             yield event
     except Exception:
-        if not finished:
-            yield Finished(FinishReason.ERROR)
+        for event in run.failed():
+            yield event
         raise
-    if not finished:
-        yield Finished(FinishReason.ERROR)
 
 
 async def _as_async(stream: Iterable[Any]) -> AsyncIterator[Any]:

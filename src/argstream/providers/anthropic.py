@@ -24,8 +24,15 @@ Tool result blocks (``web_search_tool_result`` ...) and ``ping`` produce nothing
 ``tool_use`` blocks), ``tool_use`` is ``TOOL_USE``, ``max_tokens`` and
 ``model_context_window_exceeded`` are ``MAX_TOKENS``, ``refusal`` is ``REFUSAL``, ``pause_turn``
 is ``PAUSED``. A stream may hold several messages back to back: each ends with its own
-``Finished``, and a ``message_start`` that arrives before the previous ``message_stop`` ends the
-previous message with ``Finished(ERROR)``.
+``Finished``.
+
+Broken sequences (docs/providers.md): a second ``message_start`` with the open message's id is
+the same message, repeated (ignored); one with another id while a message is open is a spliced
+stream, and so is a second ``content_block_start`` on a block still open: both raise
+:class:`~argstream.providers.ProviderProtocolError` after ``Finished(ERROR)``, nothing of the
+open blocks flushed. A delta of another kind than its block is malformed likewise; a delta for a
+block that never started is dropped (it has no id or name to run). Items between a
+``message_stop`` and the next ``message_start`` are dropped: the message is over.
 """
 
 from __future__ import annotations
@@ -46,7 +53,18 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_text, plain
+from ._common import (
+    Adapter,
+    ProviderProtocolError,
+    adrive,
+    drive,
+    finish_reason,
+    get,
+    get_list,
+    json_text,
+    plain,
+    text_field,
+)
 
 __all__ = ["AnthropicAdapter", "STOP_REASONS", "ato_events", "to_events"]
 
@@ -60,7 +78,9 @@ STOP_REASONS: dict[str, FinishReason] = {
     "pause_turn": FinishReason.PAUSED,
 }
 
-_TEXT, _THINKING, _TOOL = range(3)
+_TEXT, _THINKING, _TOOL, _OTHER = range(4)
+_DELTA_KINDS = {"text_delta": _TEXT, "citations_delta": _TEXT, "thinking_delta": _THINKING,
+                "signature_delta": _THINKING, "input_json_delta": _TOOL}
 
 
 class _Block:
@@ -78,23 +98,27 @@ class AnthropicAdapter(Adapter):
 
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message
-        self._blocks: dict[int, _Block] = {}
+        self._blocks: dict[Any, _Block] = {}
         self._open = False  # a message started and has not finished
+        self._done = False  # a message stopped and no other has started
+        self._message_id: str | None = None
         self._client_tools = False
         self._stop_reason: str | None = None
         self._usage: Any = None
 
     def feed(self, item: Any) -> list[Event]:
-        kind = get(item, "type")
+        kind = text_field(item, "type")
+        if kind == "message_start":
+            return self._message_start(get(item, "message"))
+        if self._done:
+            return []  # the message is over: nothing but a new message_start counts
         if kind == "content_block_delta":
             return self._delta(item)
         if kind == "content_block_start":
             self._open = True
-            return self._start(get(item, "index", 0), get(item, "content_block"))
+            return self._start(_index(item), get(item, "content_block"))
         if kind == "content_block_stop":
-            return self._stop(get(item, "index", 0))
-        if kind == "message_start":
-            return self._message_start(get(item, "message"))
+            return self._stop(_index(item))
         if kind == "message_delta":
             delta = get(item, "delta")
             self._stop_reason = get(delta, "stop_reason", self._stop_reason)
@@ -107,10 +131,16 @@ class AnthropicAdapter(Adapter):
         return []  # ping, and the derived events of the SDK's MessageStream
 
     def _message_start(self, message: Any) -> list[Event]:
+        message_id = get(message, "id")
+        if self._open:
+            if message_id and message_id == self._message_id:
+                return []  # the open message, announced again
+            raise ProviderProtocolError(
+                f"message {message_id!r} started while message {self._message_id!r} is open (a spliced stream)")
         out: list[Event] = []
-        if self._open:  # the previous message never stopped
-            out = self._finish([], FinishReason.ERROR, {})
         self._open = True
+        self._done = False
+        self._message_id = message_id
         self._stop_reason = get(message, "stop_reason")
         self._usage = get(message, "usage")
         for index, block in enumerate(get_list(message, "content")):
@@ -119,7 +149,9 @@ class AnthropicAdapter(Adapter):
         return out
 
     def _start(self, index: int, block: Any) -> list[Event]:
-        btype = get(block, "type", "")
+        if index in self._blocks:
+            raise ProviderProtocolError(f"a second content_block_start for block {index}, still open")
+        btype = text_field(block, "type")
         if btype == "text":
             self._blocks[index] = _Block(_TEXT)
             text = get(block, "text")
@@ -153,37 +185,45 @@ class AnthropicAdapter(Adapter):
                 metadata["server_name"] = server_name
             state.whole_input = get(block, "input")
             return [Part(index, ToolCall(ToolCallStart(get(block, "id", ""), get(block, "name", ""))), metadata)]
+        self._blocks[index] = _Block(_OTHER)
         return []  # tool results and other blocks without streamed content
 
     def _delta(self, item: Any) -> list[Event]:
-        index = get(item, "index", 0)
+        index = _index(item)
         delta = get(item, "delta")
-        dtype = get(delta, "type")
+        dtype = text_field(delta, "type")
+        kind = _DELTA_KINDS.get(dtype)
+        if kind is None:
+            return []  # a delta type added after this adapter
+        block = self._blocks.get(index)
+        if block is None:
+            if kind == _TOOL:
+                return []  # no block start: no id or name to run
+            block = self._blocks[index] = _Block(kind)  # text from a server that skipped the start
+        elif block.kind == _OTHER:
+            return []  # a tool result's placeholder deltas are not content
+        elif block.kind != kind:
+            raise ProviderProtocolError(f"a {dtype} for block {index}, which is not a {dtype[:-6]} block")
         if dtype == "input_json_delta":
-            text = get(delta, "partial_json", "")
+            text = text_field(delta, "partial_json")
             if not text:
                 return []
-            block = self._blocks.get(index)
-            if block is not None:
-                block.streamed = True
+            block.streamed = True
             return [Part(index, ToolCall(ArgumentChunk(text)))]
         if dtype == "text_delta":
-            text = get(delta, "text", "")
+            text = text_field(delta, "text")
             return [Part(index, self._text(text))] if text else []
         if dtype == "thinking_delta":
-            text = get(delta, "thinking", "")
+            text = text_field(delta, "thinking")
             return [Part(index, Reasoning(text))] if text else []
         if dtype == "signature_delta":
-            return [Part(index, Reasoning(""), {"signature": get(delta, "signature", "")})]
-        if dtype == "citations_delta":
-            block = self._blocks.get(index)
-            if block is not None:
-                block.citations.append(plain(get(delta, "citation")))
+            return [Part(index, Reasoning(""), {"signature": text_field(delta, "signature")})]
+        block.citations.append(plain(get(delta, "citation")))
         return []
 
     def _stop(self, index: int) -> list[Event]:
         block = self._blocks.pop(index, None)
-        if block is None:
+        if block is None or block.kind == _OTHER:
             return []
         out: list[Event] = []
         if block.kind == _TOOL and not block.streamed and block.whole_input:
@@ -207,10 +247,19 @@ class AnthropicAdapter(Adapter):
         out.append(Finished(reason, metadata))
         self._blocks.clear()
         self._open = False
+        self._done = True
         self._client_tools = False
         self._stop_reason = None
         self._usage = None
         return out
+
+
+def _index(item: Any) -> int:
+    """A content block event's ``index``, which must be an integer."""
+    index = get(item, "index")
+    if type(index) is not int:
+        raise ProviderProtocolError(f"a content block event needs an integer index, got {type(index).__name__}")
+    return index
 
 
 def to_events(stream: Iterable[Any], *, structured: bool = False) -> Iterator[Event]:

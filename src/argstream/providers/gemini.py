@@ -22,11 +22,18 @@ gives alternative answers, not parallel output; the others are ignored):
   own (paths arrive in document order), string pieces for one path continue one JSON string, and
   a piece with ``willContinue`` unset closes it. The call ends with the first ``functionCall``
   without ``willContinue`` (the empty terminator, or the last piece itself when a server omits
-  the terminator), a new call, another kind of part, or the response's ``finishReason``. Should
+  the terminator). A new call, another kind of part or the response's ``finishReason`` while it
+  still said more would follow cut it off: it is never flushed (the builder reports it
+  incomplete), since closing its brackets would make up a value the model never finished. Should
   a path ever go back to a container already closed, the pieces from then on are collected and
   each affected top-level entry is sent again, whole, when the call ends (a repeated key: the
   last one wins, as in ``json.loads``). Paths are read as RFC 9535 normalized paths (names and
-  indexes); any other path is a protocol error: ``ValueError``, after ``Finished(ERROR)``.
+  indexes). Any other path, a path deeper than ``MAX_PATH_STEPS`` (512, the core parser's
+  default nesting limit), an array index that skips ahead of the next free position, or a
+  value of the wrong type for its kind is a protocol error:
+  :class:`~argstream.providers.ProviderProtocolError`, after ``Finished(ERROR)``. So the work
+  and memory of each piece are bounded by its own size (a 150-byte ``$.a[10000000]`` is refused
+  at once instead of writing ten million ``null``).
 - Calls without an ``id`` get a deterministic one: ``"<responseId>-call-<n>"`` (``n`` counts the
   stream's calls from 0; ``"gemini-call-<n>"`` without a ``responseId``), with
   ``{"id_generated": True}`` in the ``Flush`` metadata: the Gemini API matches function
@@ -67,9 +74,23 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_string_body, json_text, plain
+from ._common import (
+    Adapter,
+    ProviderProtocolError,
+    adrive,
+    drive,
+    finish_reason,
+    get,
+    get_list,
+    json_string_body,
+    json_text,
+    plain,
+)
 
-__all__ = ["GeminiAdapter", "InteractionsAdapter", "PartialArgsWriter", "parse_json_path", "to_events", "ato_events"]
+__all__ = [
+    "GeminiAdapter", "InteractionsAdapter", "MAX_PATH_STEPS", "PartialArgsWriter", "parse_json_path", "to_events",
+    "ato_events",
+]
 
 _REFUSALS = frozenset({
     "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
@@ -100,6 +121,9 @@ def _signature(part: Any) -> str | None:
 
 # -- JSONPath and partialArgs -----------------------------------------------------
 
+MAX_PATH_STEPS = 512
+"""The deepest ``jsonPath`` read: the core parser's default nesting limit, so no valid call needs more."""
+
 _STEP = re.compile(r"""\.([^.\[]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 
 
@@ -109,16 +133,19 @@ def parse_json_path(path: str) -> tuple[str | int, ...]:
     A dotted name runs up to the next ``.`` or ``[`` (more lenient than RFC 9535's shorthand).
 
     Raises:
-        ValueError: ``path`` does not start with ``$`` or holds a step this parser does not read.
+        ProviderProtocolError: ``path`` is not a string starting with ``$``, holds a step this
+            parser does not read, or more than :data:`MAX_PATH_STEPS` steps.
     """
-    if not path.startswith("$"):
-        raise ValueError(f"JSONPath must start with '$': {path!r}")
+    if type(path) is not str or not path.startswith("$"):
+        raise ProviderProtocolError(f"JSONPath must be a string starting with '$': {path!r}")
     steps: list[str | int] = []
     pos = 1
     while pos < len(path):
+        if len(steps) == MAX_PATH_STEPS:
+            raise ProviderProtocolError(f"JSONPath deeper than {MAX_PATH_STEPS} steps")
         m = _STEP.match(path, pos)
         if m is None:
-            raise ValueError(f"unsupported JSONPath step at {pos} in {path!r}")
+            raise ProviderProtocolError(f"unsupported JSONPath step at {pos} in {path[:200]!r}")
         name, index, single, double = m.groups()
         if index is not None:
             steps.append(int(index))
@@ -141,7 +168,7 @@ def _unescape(quoted: str) -> str:
         if esc[0] == "u":
             return chr(int(esc[1:], 16))
         if esc not in _SIMPLE:
-            raise ValueError(f"invalid escape \\{esc} in JSONPath name {quoted!r}")
+            raise ProviderProtocolError(f"invalid escape \\{esc} in JSONPath name {quoted!r}")
         return _SIMPLE[esc]
 
     text = _ESCAPE.sub(one, quoted)
@@ -150,9 +177,16 @@ def _unescape(quoted: str) -> str:
     return text
 
 
+_NON_FINITE = ("NaN", "Infinity", "-Infinity")
+
+
 def _number(value: Any) -> str:
     if isinstance(value, str):  # proto3 JSON spells non-finite doubles as strings
+        if value not in _NON_FINITE:
+            raise ProviderProtocolError(f"numberValue must be a number, got {value[:40]!r}")
         return json.dumps(value)
+    if type(value) is not int and type(value) is not float:
+        raise ProviderProtocolError(f"numberValue must be a number, got {type(value).__name__}")
     if isinstance(value, float):
         if not math.isfinite(value):
             return json.dumps("NaN" if value != value else ("Infinity" if value > 0 else "-Infinity"))
@@ -217,6 +251,8 @@ class PartialArgsWriter:
             self._merged = [] if isinstance(path[0], int) else {}
         node = self._merged
         for step, nxt in zip(path, path[1:] + (None,)):
+            if type(node) is list and step > len(node):
+                raise ProviderProtocolError(f"array index {step} skips ahead of the next free position, {len(node)}")
             if nxt is None:
                 _put(node, step, leaf)
             else:
@@ -310,8 +346,8 @@ class PartialArgsWriter:
                 out.append(",")
             if frame.array:
                 start = frame.last + 1 if frame.count else 0  # type: ignore[operator]
-                out.append("null," * (step - start))
-                frame.count += step - start
+                if step != start:
+                    raise ProviderProtocolError(f"array index {step} is not the next position, {start}")
             else:
                 out.append(json.dumps(step, ensure_ascii=False) + ":")
                 frame.keys.add(step)
@@ -380,15 +416,21 @@ def _piece(arg: Any) -> tuple[Any, str] | None:
     """``(value, kind)`` of one partialArg, or ``None`` when it carries no value."""
     string = _field(arg, "string_value", "stringValue")
     if string is not None:
+        if type(string) is not str:
+            raise ProviderProtocolError(f"stringValue must be a string, got {type(string).__name__}")
         return string, "string"
     number = _field(arg, "number_value", "numberValue")
     if number is not None:
+        _number(number)  # checked before it reaches the merged tree
         return number, "number"
     boolean = _field(arg, "bool_value", "boolValue")
     if boolean is not None:
+        if type(boolean) is not bool:
+            raise ProviderProtocolError(f"boolValue must be a boolean, got {type(boolean).__name__}")
         return boolean, "bool"
-    if _field(arg, "null_value", "nullValue") is not None:
-        return None, "null"
+    if _field(arg, "null_value", "nullValue") is not None or (
+            isinstance(arg, Mapping) and ("nullValue" in arg or "null_value" in arg)):
+        return None, "null"  # proto3 JSON spells NullValue as null itself
     return None
 
 
@@ -418,10 +460,16 @@ class GeminiAdapter(Adapter):
             out.append(Flush(self._text[0]))
             self._text = None
 
-    def _close_call(self, out: list[Event]) -> None:
+    def _close_call(self, out: list[Event], ended: bool = False) -> None:
+        """Close the streamed call: flushed when ``ended`` (its last piece said no more follows),
+        else cut off (a finish, text or another call arrived while it said more would): left
+        unflushed, so the builder reports it incomplete instead of a value with its end made up."""
         if self._call is not None:
             index, writer = self._call
             self._call = None
+            if not ended:
+                self._call_meta.pop(index, None)
+                return
             tail = writer.close()
             if tail:
                 out.append(Part(index, ToolCall(ArgumentChunk(tail))))
@@ -500,11 +548,13 @@ class GeminiAdapter(Adapter):
             if text or meta:
                 out.append(Part(index, ToolCall(ArgumentChunk(text)), meta))
             if not will_continue:
-                self._close_call(out)
+                self._close_call(out, ended=True)
             return
         args = get(call, "args")
-        if not name and args is None and not partial:
-            return  # a terminator with no call open
+        if not name:
+            if args is None and not partial:
+                return  # a terminator with no call open
+            raise ProviderProtocolError("a functionCall without a name carries arguments, and no call is open")
         index = self._index()
         call_id = get(call, "id")
         flush_meta: dict[str, Any] = {}
@@ -527,7 +577,7 @@ class GeminiAdapter(Adapter):
                 out.append(Part(index, ToolCall(ArgumentChunk(text))))
         if not will_continue:
             if partial:
-                self._close_call(out)
+                self._close_call(out, ended=True)
             else:  # a call without arguments
                 self._call = None
                 out.append(Flush(index, self._call_meta.pop(index)))
@@ -561,7 +611,9 @@ _INTERACTION_REASONS = {
 class InteractionsAdapter(Adapter):
     """State for one Interactions API stream (``event_type`` events).
 
-    ``step.start`` opens an index per step: ``thought`` steps stream ``Reasoning``
+    ``step.start`` opens an index per step (``content.start`` / ``.delta`` / ``.stop`` and
+    ``interaction.complete``, the schema Google has since replaced, are read alike; there a
+    ``function_call`` delta carries the call whole): ``thought`` steps stream ``Reasoning``
     (``thought_summary`` deltas), ``model_output`` steps ``Message`` (``text`` deltas),
     ``function_call`` steps a tool call (``arguments_delta`` strings as ``ArgumentChunk``; an
     ``arguments`` object given whole in ``step.start`` is sent once at ``step.stop`` if no delta
@@ -576,16 +628,23 @@ class InteractionsAdapter(Adapter):
         self._next_index = 0
         self._steps: dict[int, tuple[int, str, dict[str, Any], list[Any]]] = {}
         self._calls = False
+        self._done = False  # interaction.completed arrived and no other interaction started
 
     def feed(self, item: Any) -> list[Event]:
         kind = get(item, "event_type")
-        if kind == "step.start":
+        if kind in ("interaction.created", "interaction.start"):
+            self._done = False
+            return []
+        if self._done:
+            return []  # the interaction is over: only a new one counts
+        if kind == "step.start" or kind == "content.start":
             return self._start(item)
-        if kind == "step.delta":
+        if kind == "step.delta" or kind == "content.delta":
             return self._delta(item)
-        if kind == "step.stop":
+        if kind == "step.stop" or kind == "content.stop":
             return self._stop(item)
-        if kind == "interaction.completed":
+        if kind == "interaction.completed" or kind == "interaction.complete":
+            self._done = True
             return self._completed(item)
         if kind == "error":
             error = get(item, "error")
@@ -593,7 +652,7 @@ class InteractionsAdapter(Adapter):
         return []
 
     def _start(self, event: Any) -> list[Event]:
-        step = get(event, "step")
+        step = get(event, "step") or get(event, "content")  # ``content`` in the retired schema
         kind = get(step, "type")
         if kind not in ("thought", "model_output", "function_call"):
             return []
@@ -630,6 +689,9 @@ class InteractionsAdapter(Adapter):
             if get(delta, "signature"):
                 meta["thought_signature"] = get(delta, "signature")
             return []
+        if dtype == "function_call" and kind == "function_call":  # the retired schema: the call whole
+            args[0] = get(delta, "arguments")
+            return [Part(index, ToolCall(ToolCallStart(get(delta, "id", ""), get(delta, "name", ""))))]
         if dtype == "arguments_delta" and kind == "function_call":
             text = get(delta, "arguments", "")
             if not text:

@@ -15,7 +15,10 @@ from 0; ``"ollama-call-<n>"`` without a timestamp), with ``{"id_generated": True
 
 The line with ``done: true`` ends the response: ``done_reason`` ``stop`` → ``TOOL_USE`` when it
 made tool calls, else ``COMPLETED``; ``length`` → ``MAX_TOKENS``; ``load`` / ``unload`` (a
-request that only (un)loaded the model) → ``COMPLETED``; anything else → ``ERROR``.
+request that only (un)loaded the model) → ``COMPLETED``; anything else → ``ERROR``. An empty
+``load`` / ``unload`` response followed by more lines is not a response of its own: its
+``Finished`` is held back and dropped when the answer follows (as LangChain skips it), so a
+stream of a load and then the answer has one ``Finished``; it is kept when nothing follows.
 ``Finished.metadata`` holds ``stop_reason`` (``done_reason``) and ``usage`` (the line's token
 counts and durations). An ``{"error": ...}`` line gives
 ``Finished(ERROR)`` with the message in ``metadata["error"]``; the SDK raises ``ResponseError``
@@ -57,6 +60,8 @@ class OllamaAdapter(Adapter):
         self._calls = 0  # tool calls in the stream (for generated ids)
         self._response_calls = False  # the current response made tool calls
         self._created: str | None = None  # the first created_at (for generated ids)
+        self._empty = True  # the current response has produced no part yet
+        self._held: Finished | None = None  # the Finished of an empty load response, until more arrives
 
     def _index(self) -> int:
         index = self._next_index
@@ -79,6 +84,7 @@ class OllamaAdapter(Adapter):
     def feed(self, item: Any) -> list[Event]:
         """Translate one NDJSON line (or ``ChatResponse``)."""
         out: list[Event] = []
+        self._held = None  # more arrived: an empty load response before it was no response
         error = get(item, "error")
         if error is not None:
             self._response_calls = False
@@ -100,9 +106,20 @@ class OllamaAdapter(Adapter):
             usage = {k: get(item, k) for k in _USAGE if get(item, k) is not None}
             if usage:
                 meta["usage"] = usage
-            out.append(Finished(finish_reason(reason, self._response_calls), meta))
+            finished = Finished(finish_reason(reason, self._response_calls), meta)
+            if done_reason in ("load", "unload") and self._empty and not out:
+                self._held = finished
+            else:
+                out.append(finished)
             self._response_calls = False
+            self._empty = True
+        elif out:
+            self._empty = False
         return out
+
+    def end(self) -> list[Event]:
+        """A load response that nothing followed is the whole stream: its ``Finished``."""
+        return [self._held] if self._held is not None else []
 
     def _tool_call(self, call: Any, out: list[Event]) -> None:
         function = get(call, "function")

@@ -16,19 +16,21 @@ call. Per choice delta:
 - ``tool_calls[]`` → ``ToolCallStart(id, name)`` whenever an entry brings an id or name not
   seen yet for its call (ids repeated on every delta are not concatenated; later non-empty
   values do not replace the first), then ``ArgumentChunk(function.arguments)``. Calls are keyed
-  by ``(choice, tool_calls[].index)``; an entry without ``index`` (Mistral) continues the
-  previous call of its choice unless it brings a new id. The legacy ``function_call`` delta
-  is one more call.
+  by ``(choice, tool_calls[].index)``; an entry that brings a new non-empty id on a known key
+  starts a new call there (Groq and vLLM send every parallel call on index 0), and the call it
+  replaces is flushed at once; an entry without ``index`` (Mistral) continues the previous call
+  of its choice unless it brings a new id. The legacy ``function_call`` delta is one more call.
 
 ``finish_reason`` flushes the choice's indexes; once every choice seen has finished, the
 response ends with ``Finished`` (``stop`` → ``COMPLETED``, or ``TOOL_USE`` when the response
 holds tool calls; ``tool_calls`` / ``function_call`` → ``TOOL_USE``; ``length`` →
 ``MAX_TOKENS``; ``content_filter`` → ``REFUSAL``; ``error`` → ``ERROR``). The trailing
 usage-only chunk is skipped (usage sent with the finish is kept in ``Finished.metadata``). A
-chunk with an ``error`` key ends the response with ``Finished(ERROR, {"error": ...})``. A chunk
-with another completion ``id``, or with choice data after ``Finished``, starts a new response
-(recordings hold several back to back); a response that never finished then ends with
-``Finished(ERROR)`` first.
+chunk with an ``error`` key ends the response with ``Finished(ERROR, {"error": ...})``. After
+``Finished``, a chunk with choice data starts a new response (recordings hold several back to
+back). A chunk with another completion ``id`` while a response is unfinished is a spliced
+stream: :class:`~argstream.providers.ProviderProtocolError`, after ``Finished(ERROR)``, as for
+any field of the wrong type.
 """
 
 from __future__ import annotations
@@ -49,7 +51,19 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, Slots, adrive, drive, fields, finish_reason, get, json_text, plain
+from ._common import (
+    Adapter,
+    ProviderProtocolError,
+    Slots,
+    adrive,
+    drive,
+    fields,
+    finish_reason,
+    get,
+    get_list,
+    json_text,
+    plain,
+)
 
 __all__ = ["FINISH_REASONS", "OpenAIChatAdapter", "ato_events", "to_events"]
 
@@ -74,11 +88,12 @@ class _Call:
 
 
 class _Choice:
-    __slots__ = ("keys", "calls", "last_call", "auto", "finish", "refusal")
+    __slots__ = ("keys", "calls", "current", "last_call", "auto", "finish", "refusal")
 
     def __init__(self) -> None:
         self.keys: list[Any] = []  # slot keys of this choice, in order of first sight
         self.calls: dict[Any, _Call] = {}
+        self.current: dict[int, Any] = {}  # tool_calls[].index -> key of the call streaming there
         self.last_call: Any = None  # key of the call an index-less entry continues
         self.auto = 0  # index-less calls started so far
         self.finish: str | None = None
@@ -113,7 +128,8 @@ class OpenAIChatAdapter(Adapter):
         response_id = f.get("id") or ""
         if response_id and self._response_id and response_id != self._response_id:
             if not self._finished and self._choices:
-                out += self._end_response(FinishReason.ERROR, {})
+                raise ProviderProtocolError(
+                    f"chunk of response {response_id!r} while response {self._response_id!r} is unfinished")
             self._reset()
         if self._finished and _has_payload(choices):
             self._reset()
@@ -122,9 +138,9 @@ class OpenAIChatAdapter(Adapter):
         usage = f.get("usage")
         if usage is not None:
             self._usage = usage
-        for choice in choices:
+        for choice in get_list(f, "choices"):
             c = fields(choice)
-            number = c.get("index") or 0
+            number = _number(c.get("index"), "choices[].index")
             state = self._choices.get(number)
             if state is None:
                 state = self._choices[number] = _Choice()
@@ -169,7 +185,7 @@ class OpenAIChatAdapter(Adapter):
         refusal = delta.get("refusal")
         if refusal:
             out.append(Part(self._slot(state, (number, "refusal")), Message(refusal)))
-        for entry in delta.get("tool_calls") or ():
+        for entry in get_list(delta, "tool_calls"):
             self._tool_call(number, state, fields(entry), out)
         function_call = delta.get("function_call")
         if function_call is not None:
@@ -179,7 +195,13 @@ class OpenAIChatAdapter(Adapter):
         call_id = entry.get("id") or ""
         index = entry.get("index")
         if index is not None:
-            key: Any = (number, "tool", index)
+            key: Any = state.current.get(_number(index, "tool_calls[].index"))
+            if key is None:
+                key = state.current[index] = (number, "tool", index, 0)
+            elif call_id and state.calls[key].id and call_id != state.calls[key].id:
+                out.append(Flush(self._slots(key)))  # a new call on a reused index: the previous one is over
+                state.keys.remove(key)
+                key = state.current[index] = (number, "tool", index, key[3] + 1)
         else:  # no index: continue the previous call unless this entry starts a new one
             key = state.last_call
             if key is None or (call_id and call_id != state.calls[key].id):
@@ -202,8 +224,11 @@ class OpenAIChatAdapter(Adapter):
             out.append(Part(index, ToolCall(ToolCallStart(call.id, call.name))))
         arguments = f.get("arguments")
         if arguments:
-            text = arguments if isinstance(arguments, str) else json_text(arguments)
-            out.append(Part(index, ToolCall(ArgumentChunk(text))))
+            if isinstance(arguments, dict):  # a server that sends the object itself
+                arguments = json_text(arguments)
+            elif not isinstance(arguments, str):
+                raise ProviderProtocolError(f"function.arguments must be a string, got {type(arguments).__name__}")
+            out.append(Part(index, ToolCall(ArgumentChunk(arguments))))
 
     def _end_response(self, reason: FinishReason, metadata: dict[str, Any]) -> list[Event]:
         self._finished = True
@@ -216,6 +241,15 @@ class OpenAIChatAdapter(Adapter):
         self._finished = False
         self._tool_calls = False
         self._usage = None
+
+
+def _number(value: Any, name: str) -> int:
+    """An index field: ``0`` when absent, else it must be an integer."""
+    if value is None:
+        return 0
+    if type(value) is not int:
+        raise ProviderProtocolError(f"{name} must be an integer, got {type(value).__name__}")
+    return value
 
 
 _PAYLOAD = ("content", "refusal", "tool_calls", "function_call", "reasoning_content", "reasoning", "reasoning_details")

@@ -14,7 +14,15 @@ and never reused within one stream (a recording may hold several responses back 
   ``ArgumentChunk`` parts. Arguments that arrive only whole (in ``output_item.added``, as xAI
   does, or only in ``function_call_arguments.done`` / ``output_item.done``, as LM Studio does)
   are sent exactly once; a whole copy that extends the streamed text sends only the missing
-  tail. ``Flush`` metadata: ``item_id``.
+  tail. A final copy that contradicts the streamed text (another JSON value) is the provider
+  disagreeing with itself: :class:`~argstream.providers.ProviderProtocolError` after
+  ``Finished(ERROR)``, the call never flushed. ``Flush`` metadata: ``item_id``.
+- A ``function_call`` named ``parallel`` (or ``multi_tool_use.parallel``) whose arguments are
+  ``{"tool_uses": [{"recipient_name": "functions.<name>", "parameters": {...}}, ...]}`` is a
+  wrapper some models emit around parallel calls: its text is held back and, at the item's end,
+  each entry becomes its own call (name without ``functions.``, arguments ``parameters``, id
+  ``"<call_id>-<n>"`` with ``{"id_generated": True, "wrapper": "parallel"}`` in the ``Flush``
+  metadata). Arguments of any other shape make the ordinary call named ``parallel``.
 - ``custom_tool_call`` items (free-text tools): the input text is not JSON, so it is streamed as
   the one string entry of ``{"input": "<text>"}`` (``ToolCallRequest.arguments == {"input": text}``,
   with ``ObjectEntry("input", String(...))`` progress as the text streams). ``Flush`` metadata:
@@ -29,12 +37,14 @@ holds function or custom tool calls, else ``REFUSAL`` when it streamed a refusal
 (``content_filter``) or ``ERROR``; ``response.failed`` and ``error`` events → ``ERROR``; a
 cancelled response → ``CANCELLED``. ``Finished.metadata`` holds ``stop_reason`` (the status,
 or the incomplete reason), ``usage`` when the response has it and, for failures, ``error``. A stream that ends before its terminal
-event gets ``Finished(ERROR)`` (from the driver, or when the next ``response.created`` arrives
-first), and its open items are not flushed.
+event gets ``Finished(ERROR)`` from the driver, and its open items are not flushed; a
+``response.created`` before the previous response's terminal event is a spliced stream
+(:class:`~argstream.providers.ProviderProtocolError`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -50,7 +60,19 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_string_body, plain
+from ._common import (
+    Adapter,
+    ProviderProtocolError,
+    adrive,
+    drive,
+    finish_reason,
+    get,
+    get_list,
+    json_string_body,
+    json_text,
+    plain,
+    text_field,
+)
 
 __all__ = ["ResponsesAdapter", "to_events", "ato_events"]
 
@@ -58,8 +80,11 @@ _MESSAGE, _REASONING, _FUNCTION, _CUSTOM = "message", "reasoning", "function_cal
 _TOOL_KINDS = (_FUNCTION, _CUSTOM)
 
 
+_WRAPPERS = ("parallel", "multi_tool_use.parallel")
+
+
 class _Item:
-    __slots__ = ("index", "kind", "item_id", "sent", "summary", "streamed")
+    __slots__ = ("index", "kind", "item_id", "sent", "summary", "streamed", "wrapper")
 
     def __init__(self, index: int, kind: str, item_id: str | None) -> None:
         self.index = index
@@ -68,6 +93,7 @@ class _Item:
         self.sent: list[str] = []  # raw argument / input text sent so far (tool items)
         self.summary = -1  # last reasoning summary_index seen
         self.streamed = False  # any text part sent (message / reasoning items)
+        self.wrapper: str | None = None  # call_id of a held-back ``parallel`` wrapper call
 
 
 class ResponsesAdapter(Adapter):
@@ -104,18 +130,18 @@ class ResponsesAdapter(Adapter):
 
     def feed(self, item: Any) -> list[Event]:
         """Translate one Responses stream event."""
-        kind = get(item, "type")
+        kind = text_field(item, "type")
         handler = _HANDLERS.get(kind)
         if handler is None:
             return []
         return handler(self, item)
 
     def _created(self, event: Any) -> list[Event]:
-        out: list[Event] = []
-        if self._active:  # the previous response never got its terminal event
-            out.append(Finished(FinishReason.ERROR))
+        if self._active:
+            raise ProviderProtocolError(
+                "a response was created while the previous one is unfinished (a spliced stream)")
         self._new_response()
-        return out
+        return []
 
     def _in_progress(self, event: Any) -> list[Event]:
         if not self._active:  # a stream that starts without response.created
@@ -129,8 +155,7 @@ class ResponsesAdapter(Adapter):
         kind = get(data, "type")
         if kind not in (_MESSAGE, _REASONING, _FUNCTION, _CUSTOM):
             return []
-        item = _Item(self._next_index, kind, get(data, "id"))
-        self._next_index += 1
+        item = _Item(self._take_index(), kind, get(data, "id"))
         output_index = get(event, "output_index")
         if output_index is not None:
             self._by_output[output_index] = item
@@ -139,7 +164,11 @@ class ResponsesAdapter(Adapter):
         if kind not in _TOOL_KINDS:
             return []
         self._tool_calls = True
-        out: list[Event] = [Part(item.index, ToolCall(ToolCallStart(get(data, "call_id", ""), get(data, "name", ""))))]
+        call_id, name = get(data, "call_id", ""), get(data, "name", "")
+        if kind == _FUNCTION and name in _WRAPPERS:
+            item.wrapper = call_id
+            return self._whole(item, get(data, "arguments", ""))
+        out: list[Event] = [Part(item.index, ToolCall(ToolCallStart(call_id, name)))]
         if kind == _FUNCTION:
             out += self._whole(item, get(data, "arguments", ""))
         else:
@@ -151,6 +180,8 @@ class ResponsesAdapter(Adapter):
         if not text:
             return []
         item.sent.append(text)
+        if item.wrapper is not None:
+            return []  # held back until the item ends
         chunk = text if item.kind == _FUNCTION else json_string_body(text)
         return [Part(item.index, ToolCall(ArgumentChunk(chunk)))]
 
@@ -164,7 +195,11 @@ class ResponsesAdapter(Adapter):
         item.sent = [sent]
         if len(text) > len(sent) and text.startswith(sent):
             return self._send(item, text[len(sent):])
-        return []  # already sent (or a copy that disagrees with the deltas: the deltas win)
+        if text != sent and (item.kind != _FUNCTION or not _same_value(text, sent)):
+            raise ProviderProtocolError(
+                f"the final copy of item {item.item_id!r} contradicts its streamed text: "
+                f"{text[:80]!r} vs {sent[:80]!r}")
+        return []  # already sent
 
     def _tool_delta(self, event: Any) -> list[Event]:
         item = self._item(event)
@@ -242,6 +277,8 @@ class ResponsesAdapter(Adapter):
             meta["item_id"] = item.item_id
         if item.kind == _FUNCTION:
             out += self._whole(item, get(data, "arguments", ""))
+            if item.wrapper is not None:
+                return out + self._unwrap(item, meta)
         elif item.kind == _CUSTOM:
             out += self._whole(item, get(data, "input", ""))
             out.append(Part(item.index, ToolCall(ArgumentChunk('"}'))))
@@ -264,6 +301,29 @@ class ResponsesAdapter(Adapter):
                     out.append(Part(item.index, Message(get(content, "refusal")), {"refusal": True}))
         out.append(Flush(item.index, meta))
         return out
+
+    def _unwrap(self, item: _Item, meta: dict[str, Any]) -> list[Event]:
+        """The calls inside a ``parallel`` wrapper, or the wrapper itself when its arguments have another shape."""
+        text = "".join(item.sent)
+        call_id = item.wrapper or ""
+        uses = _tool_uses(text)
+        if uses is None:
+            out: list[Event] = [Part(item.index, ToolCall(ToolCallStart(call_id, "parallel")))]
+            if text:
+                out.append(Part(item.index, ToolCall(ArgumentChunk(text))))
+            return out + [Flush(item.index, meta)]
+        out = []
+        for n, (name, parameters) in enumerate(uses):
+            index = item.index if n == 0 else self._take_index()
+            out.append(Part(index, ToolCall(ToolCallStart(f"{call_id}-{n}", name))))
+            out.append(Part(index, ToolCall(ArgumentChunk(json_text(parameters)))))
+            out.append(Flush(index, {**meta, "id_generated": True, "wrapper": "parallel"}))
+        return out
+
+    def _take_index(self) -> int:
+        index = self._next_index
+        self._next_index += 1
+        return index
 
     def _terminal(self, event: Any) -> list[Event]:
         response = get(event, "response")
@@ -310,6 +370,33 @@ class ResponsesAdapter(Adapter):
         if nested is not None:
             error = plain(nested)
         return [Finished(FinishReason.ERROR, {"stop_reason": "error", "error": error})]
+
+
+def _same_value(a: str, b: str) -> bool:
+    """Whether two argument texts are the same JSON value (a copy may be spaced differently)."""
+    try:
+        return bool(json.loads(a) == json.loads(b))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _tool_uses(text: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """``(name, parameters)`` of each entry of a ``parallel`` wrapper's arguments; ``None`` for another shape."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    uses = value.get("tool_uses") if type(value) is dict and len(value) == 1 else None
+    if type(uses) is not list or not uses:
+        return None
+    out = []
+    for use in uses:
+        if type(use) is not dict or type(use.get("recipient_name")) is not str:
+            return None
+        if type(use.get("parameters")) is not dict:
+            return None
+        out.append((use["recipient_name"].removeprefix("functions."), use["parameters"]))
+    return out
 
 
 _HANDLERS = {

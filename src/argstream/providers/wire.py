@@ -1,0 +1,164 @@
+"""Raw stream text to wire items: Server-Sent Events (every provider but Ollama) or NDJSON (Ollama, recordings).
+
+:class:`WireDecoder` takes text as it arrives, in chunks of any size or as lines, and returns
+the decoded JSON value of each complete event, one event at a time: it holds only the
+unfinished line and the ``data`` of the event being read, each at most ``max_event``
+characters. The format is told from the first non-blank line: a line that starts with an SSE
+field (``data:``, ``event:``, ``id:``, ``retry:``) or a comment (``:``) means SSE, anything
+else NDJSON (one JSON value a line).
+
+SSE follows the WHATWG rules: lines end with CRLF, LF or CR; ``data`` lines of one event are
+joined with ``\\n`` and the event is dispatched at the blank line that ends it; comments,
+``event``, ``id``, ``retry`` and unknown fields carry no payload here (every provider repeats
+the event name inside its JSON); ``[DONE]`` is dropped. Two leniencies for recordings and
+proxies: an event still open when the input ends is dispatched, and an event whose joined
+``data`` is not JSON but whose lines each are (a writer that left out the blank lines) gives one
+value per line. A JSON line outside any ``data`` field (an error body) is decoded as is.
+
+Text that is not JSON raises :class:`~argstream.providers.ProviderProtocolError` naming the
+line; so does an event or line longer than ``max_event``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ._common import ProviderProtocolError
+
+__all__ = ["WireDecoder", "iter_wire", "read_wire"]
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":", "data", "event")
+_DONE = "[DONE]"
+
+
+class WireDecoder:
+    """Incremental SSE / NDJSON decoding (see the module doc).
+
+    ``feed(text)`` takes a chunk of raw text, ``feed_line(line)`` one line without its ending,
+    ``close()`` ends the input; each returns the wire items completed by that call.
+    """
+
+    __slots__ = ("max_event", "_tail", "_sse", "_data", "_size", "_line", "_event_line")
+
+    def __init__(self, *, max_event: int = 1 << 24) -> None:
+        self.max_event = max_event
+        self._tail = ""  # the unfinished last line of the text fed so far
+        self._sse: bool | None = None  # None until the first non-blank line
+        self._data: list[str] = []  # data lines of the SSE event being read
+        self._size = 0  # characters in _data
+        self._line = 0  # lines read so far
+        self._event_line = 0  # line number where the current event's data began
+
+    def feed(self, text: str) -> list[Any]:
+        """Wire items completed by ``text``, a chunk of raw stream text."""
+        out: list[Any] = []
+        buffer = self._tail + text if self._tail else text
+        pos = 0
+        for match in _NEWLINE.finditer(buffer):
+            if match.group() == "\r" and match.end() == len(buffer):
+                break  # a CR at the end of a chunk may be the first half of CRLF
+            self._read(buffer[pos:match.start()], out)
+            pos = match.end()
+        self._tail = buffer[pos:]
+        if len(self._tail) > self.max_event:
+            raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+        return out
+
+    def feed_line(self, line: str) -> list[Any]:
+        """Wire items completed by one line (without its line ending), as ``iter_lines()`` gives them."""
+        out: list[Any] = []
+        if self._tail:
+            out += self.feed("\n")
+        if len(line) > self.max_event:
+            raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+        self._read(line, out)
+        return out
+
+    def close(self) -> list[Any]:
+        """The input ended: the last line and any event still open."""
+        out: list[Any] = []
+        tail, self._tail = self._tail.rstrip("\r"), ""
+        if tail:
+            self._read(tail, out)
+        self._dispatch(out)
+        return out
+
+    # -- one line ---------------------------------------------------------------------
+
+    def _read(self, line: str, out: list[Any]) -> None:
+        self._line += 1
+        if self._sse is None:
+            if not line.strip():
+                return
+            self._sse = line.lstrip().startswith(_SSE_FIELDS)
+        if not self._sse:
+            if line.strip():
+                out.append(self._decode(line, self._line))
+            return
+        if not line:
+            self._dispatch(out)
+            return
+        if line[0] == ":":
+            return  # a comment (OpenRouter's keep-alives)
+        if line[0] in "{[":
+            out.append(self._decode(line, self._line))  # a JSON body outside the event stream (an error)
+            return
+        name, _, value = line.partition(":")
+        if name != "data":
+            return  # event, id, retry and unknown fields carry no payload here
+        if value[:1] == " ":
+            value = value[1:]
+        if not self._data:
+            self._event_line = self._line
+        self._size += len(value) + 1
+        if self._size > self.max_event:
+            raise ProviderProtocolError(
+                f"the event at line {self._event_line} is longer than {self.max_event} characters")
+        self._data.append(value)
+
+    def _dispatch(self, out: list[Any]) -> None:
+        lines, self._data, self._size = self._data, [], 0
+        if not lines:
+            return
+        data = "\n".join(lines)
+        if data.strip() == _DONE:
+            return
+        try:
+            out.append(json.loads(data))
+            return
+        except ValueError as exc:
+            error = exc
+        except RecursionError as exc:
+            raise ProviderProtocolError(f"the event at line {self._event_line} nests too deeply") from exc
+        if len(lines) > 1:  # data lines each a value of their own: a writer that left out the blank lines
+            try:
+                out.extend(json.loads(line) for line in lines if line.strip() and line.strip() != _DONE)
+                return
+            except (ValueError, RecursionError):
+                pass
+        raise ProviderProtocolError(f"the event at line {self._event_line} is not JSON: {error}") from error
+
+    @staticmethod
+    def _decode(line: str, number: int) -> Any:
+        try:
+            return json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise ProviderProtocolError(f"line {number} is not JSON: {exc}") from exc
+
+
+def iter_wire(chunks: Iterable[str], *, max_event: int = 1 << 24) -> Iterator[Any]:
+    """Wire items from raw text chunks as they arrive (an HTTP body's ``iter_text()``, a file)."""
+    decoder = WireDecoder(max_event=max_event)
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.close()
+
+
+def read_wire(text: str) -> list[Any]:
+    """Every wire item of a whole recording: SSE or NDJSON text (see the module doc)."""
+    decoder = WireDecoder(max_event=max(len(text), 1))
+    return decoder.feed(text) + decoder.close()
