@@ -60,7 +60,7 @@ from .events import (
     ToolCallArgumentProgress,
     ToolCallRequest,
 )
-from .providers._common import get
+from .providers.detect import detect_provider
 
 __all__ = [
     "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
@@ -275,37 +275,6 @@ class ToolStreamState:
             self._violated.clear()
             return items
         raise TypeError(f"not an event: {event!r}")
-
-
-def detect_provider(item: Any) -> str:
-    """The providers module that reads ``item`` (an SDK stream object or a decoded wire dict).
-
-    Raises:
-        ValueError: the item matches no known wire format.
-    """
-    module = type(item).__module__ or ""
-    if module.startswith("anthropic."):
-        return "anthropic"
-    if module.startswith("openai."):
-        if ".responses" in module or str(get(item, "type", "")).startswith("response."):
-            return "openai_responses"
-        return "openai_chat"
-    if module.startswith("google."):
-        return "gemini"
-    if module.startswith("ollama"):
-        return "ollama"
-    kind = str(get(item, "type", ""))
-    if kind.startswith("response.") or get(item, "sequence_number") is not None:
-        return "openai_responses"
-    if kind.startswith(("message_", "content_block_")) or kind in ("ping", "error"):
-        return "anthropic"
-    if get(item, "object") == "chat.completion.chunk" or get(item, "choices") is not None:
-        return "openai_chat"
-    if get(item, "candidates") is not None or get(item, "usageMetadata") is not None:
-        return "gemini"
-    if get(item, "message") is not None and get(item, "done") is not None:
-        return "ollama"
-    raise ValueError(f"cannot tell which provider streams {item!r}; pass provider=")
 
 
 def _resolve(provider: Provider, first: Any, attr: str) -> Callable[[Any], Any]:
