@@ -47,6 +47,12 @@ class Person:
         return self.answer
 
 
+@pytest.fixture
+def strict(make_parser: Any) -> Any:
+    """The decision path's parser (duplicate keys are errors) on the backend under test."""
+    return lambda: make_parser(catch_duplicate_keys=True)
+
+
 def drive(policies: Any, events: list[Any], make_parser: Any = None, **kw: Any) -> tuple[Any, list[dict]]:
     ran: list[dict] = []
     builder = EventBuilder(parser_factory=make_parser) if make_parser is not None else None
@@ -82,36 +88,37 @@ ESCAPES = ["src/../.env", "src/../../etc/passwd", "src/./../x", "src/..", "src/a
 
 @pytest.mark.parametrize("value", ESCAPES)
 @pytest.mark.parametrize("tools", [None, TOOLS], ids=["no-tools", "plain-string"])
-def test_path_that_escapes_the_prefix_never_runs_unattended(value: str, tools: Any) -> None:
+def test_path_that_escapes_the_prefix_never_runs_unattended(value: str, tools: Any, strict) -> None:
     policies = load_policies(SRC_ONLY, tools=tools)
     events = events_for([json.dumps({"path": value, "content": "x"})])
-    result, ran = drive(policies, events, prompt=Person(False))
+    result, ran = drive(policies, events, strict, prompt=Person(False))
     assert ran == [] and result.calls[0].mode is RunMode.ASK
 
 
 @pytest.mark.parametrize("value", ESCAPES)
-def test_star_fallback_uses_the_called_tools_declaration(value: str) -> None:
+def test_star_fallback_uses_the_called_tools_declaration(value: str, strict) -> None:
     text = '[tools."*".policy]\nrun = [{ arg = "/path", prefix = "src/", mode = "unattended" }, { mode = "ask" }]\n'
     for tools in (None, TOOLS):
         result, ran = drive(load_policies(text, tools=tools), events_for([json.dumps({"path": value})], "fs_read"),
-                            prompt=Person(False))
+                            strict, prompt=Person(False))
         assert ran == [], (tools, value)
 
 
-def test_paths_inside_the_prefix_still_run_unattended() -> None:
+def test_paths_inside_the_prefix_still_run_unattended(strict) -> None:
     for value in ["src/a.py", "src//b/./c.py", "src/x/../y.py"]:
-        _, ran = drive(load_policies(SRC_ONLY, tools=TOOLS), events_for([json.dumps({"path": value, "content": ""})]))
+        _, ran = drive(load_policies(SRC_ONLY, tools=TOOLS), events_for([json.dumps({"path": value, "content": ""})]),
+                       strict)
         assert ran == [{"path": value, "content": ""}]
 
 
 # -- 3. ReDoS ---------------------------------------------------------------------------------------
 
 
-def test_catastrophic_pattern_decides_at_once() -> None:
+def test_catastrophic_pattern_decides_at_once(strict) -> None:
     text = '[tools.fs_create_file.policy]\nrun = [{ arg = "/path", pattern = "(a+)+$", mode = "skip" }, { mode = "unattended" }]\n'
     policies = load_policies(text, tools=TOOLS)
     for value in ["a" * 30 + "!", "a" * 1_000_000 + "!"]:
-        _, ran = drive(policies, events_for([json.dumps({"path": value, "content": ""})]))
+        _, ran = drive(policies, events_for([json.dumps({"path": value, "content": ""})]), strict)
         assert len(ran) == 1
 
 
@@ -139,17 +146,17 @@ def test_typos_fail_to_load_instead_of_approving(text: str) -> None:
 # -- 5. informed prompts ------------------------------------------------------------------------------
 
 
-def test_catch_all_ask_prompts_with_complete_arguments() -> None:
+def test_catch_all_ask_prompts_with_complete_arguments(strict) -> None:
     person = Person(True)
     args = {"path": "src/a.py", "content": "print(1)\n" * 20}
     text = json.dumps(args)
     chunks = [text[i:i + 8] for i in range(0, len(text), 8)]
-    result, ran = drive({"*": "ask"}, events_for(chunks), prompt=person)
+    result, ran = drive({"*": "ask"}, events_for(chunks), strict, prompt=person)
     assert person.shown == [args] and ran == [args]
     assert result.calls[0].decided_at == 0  # the mode is known at once; the prompt waits for the arguments
 
 
-def test_conditional_ask_prompts_when_its_parameter_completes_and_shows_what_streams() -> None:
+def test_conditional_ask_prompts_when_its_parameter_completes_and_shows_what_streams(strict) -> None:
     seen: list[tuple] = []
 
     def prompt(call: Any) -> bool:
@@ -158,7 +165,7 @@ def test_conditional_ask_prompts_when_its_parameter_completes_and_shows_what_str
 
     text = json.dumps({"path": "docs/a.md", "content": "x" * 200})
     chunks = [text[i:i + 8] for i in range(0, len(text), 8)]
-    drive(load_policies(SRC_ONLY, tools=TOOLS), events_for(chunks), prompt=prompt)
+    drive(load_policies(SRC_ONLY, tools=TOOLS), events_for(chunks), strict, prompt=prompt)
     (at, shown, streaming), = seen
     assert shown == {"path": "docs/a.md"} and at < len(chunks) // 4
     assert streaming in (None, "content")
@@ -224,7 +231,7 @@ def test_streaming_state_revises_on_a_replaced_value() -> None:
 # -- invalid and cut-off calls: one error, from every layer -------------------------------------------
 
 
-def test_cut_off_call_has_the_same_error_from_every_layer() -> None:
+def test_cut_off_call_has_the_same_error_from_every_layer(strict) -> None:
     from argstream import IncompleteJSONError, iter_tool_stream
     from argstream.stream import StreamFinished, ToolCallFailed
 
@@ -234,7 +241,7 @@ def test_cut_off_call_has_the_same_error_from_every_layer() -> None:
     failed = [i for i in items if type(i) is ToolCallFailed]
     end = items[-1]
     assert type(end) is StreamFinished and len(failed) == 1
-    result, ran = drive({"*": "unattended"}, events)
+    result, ran = drive({"*": "unattended"}, events, strict)
     call = result.calls[0]
     for error in (failed[0].error, end.incomplete[0].kind.error, call.error):
         assert type(error) is IncompleteJSONError
