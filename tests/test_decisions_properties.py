@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from argstream import EventBuilder
 from argstream.events import ArgumentChunk, Finished, FinishReason, Flush, Part, ToolCall, ToolCallStart
 from argstream.policy import RunMode, TurnCoordinator, evaluate, load_policies, run_inline
+from argstream.parser import IncrementalArgParserC, IncrementalArgParserPy
 from argstream.policy.matchers import json_equal
 
 pytestmark = [pytest.mark.hypothesis, pytest.mark.filterwarnings("ignore::argstream.policy.PolicyWarning")]
@@ -78,20 +79,15 @@ def _check(policies: dict, shown: list[dict], ran: list[tuple[dict, int, RunMode
             assert mode is RunMode.UNATTENDED
 
 
-@given(scenario())
-def test_what_runs_was_shown_or_matched_an_unattended_rule(case: Any) -> None:
+BACKENDS = [c for c in (IncrementalArgParserC, IncrementalArgParserPy) if c is not None]
+
+
+@pytest.mark.parametrize("parser", BACKENDS, ids=lambda c: c.__module__.rsplit(".", 1)[-1])
+@pytest.mark.parametrize("strict", [True, False], ids=["duplicates-rejected", "duplicates-last-wins"])
+@given(case=scenario())
+def test_what_runs_was_shown_or_matched_an_unattended_rule(parser: Any, strict: bool, case: Any) -> None:
+    """Also when the parser lets a duplicate key through (last wins): nothing runs undecided."""
     policy, chunks, _, answers = case
-    out = _run(policy, chunks, answers, EventBuilder())
-    if out is not None:
-        _check(*out)
-
-
-@given(scenario())
-def test_same_without_duplicate_detection_in_the_parser(case: Any) -> None:
-    """Even when the parser lets a duplicate key through (last wins), nothing runs undecided."""
-    from argstream import IncrementalArgParser
-
-    policy, chunks, _, answers = case
-    out = _run(policy, chunks, answers, EventBuilder(parser_factory=IncrementalArgParser))
+    out = _run(policy, chunks, answers, EventBuilder(parser_factory=lambda: parser(catch_duplicate_keys=strict)))
     if out is not None:
         _check(*out)
