@@ -16,7 +16,7 @@ from conftest import RECORDINGS
 def test_demo_renders_the_shipped_stream(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--delay", "0", "--no-color"]) == 0
     out = capsys.readouterr().out
-    assert "▶ fs_create_file  toolu_demo\n  path: src/greet.py\n  content: " in out
+    assert "▶ fs_create_file  toolu_demo\n  path: \"src/greet.py\"\n  content: \"" in out
     assert '    │     """Say hello — politely, with a wave 👋 and a "quote"."""\n' in out
     assert out.endswith("✓ fs_create_file\n— tool_use\n")
 
@@ -44,7 +44,7 @@ def test_replay_reads_sse_and_json_lines(tmp_path, capsys: pytest.CaptureFixture
     path = tmp_path / "stream.sse"
     path.write_text(sse)
     assert main(["replay", str(path), "--no-color"]) == 0
-    assert "  city: Paris\n✓ get_weather\n— tool_use\n" in capsys.readouterr().out
+    assert "  city: \"Paris\"\n✓ get_weather\n— tool_use\n" in capsys.readouterr().out
 
 
 def test_replay_fails_on_a_cut_stream(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,7 +87,7 @@ def test_demo_with_a_policy_prompts_before_content_and_cancels_on_no(tmp_path, c
     policy.write_text(POLICY)
     assert main(["demo", "--delay", "0", "--no-color", "--policy", str(policy), "--answer", "no"]) == 0
     out = capsys.readouterr().out
-    assert "  path: src/greet.py\n  policy: ask (at argument chunk 4)\n" in out
+    assert "  path: \"src/greet.py\"\n  policy: ask (at argument chunk 4)\n" in out
     assert '? fs_create_file(path: "src/greet.py")  Allow? [y/n] n\n' in out
     assert "content:" not in out  # declined before the content streamed; the stream was cancelled
     assert out.endswith("✗ fs_create_file: skipped by user (0 argument chunks dropped)\n— cancelled (stream cancelled)\n")
