@@ -99,4 +99,4 @@ def test_demo_with_a_policy_runs_to_the_end_on_yes(tmp_path, capsys) -> None:
     assert main(["demo", "--delay", "0", "--no-color", "--policy", str(policy), "--answer", "no"]) == 0
     out = capsys.readouterr().out
     assert "policy: unattended" in out and "Allow?" not in out
-    assert out.endswith("✓ fs_create_file: approved, 3 arguments\n— tool_use\n")
+    assert out.endswith("✓ fs_create_file: approved, 3 arguments (not executed)\n— tool_use\n")

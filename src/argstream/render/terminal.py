@@ -259,6 +259,12 @@ class TerminalRenderer:
             self._emit()
             self._col = 0  # the answer's newline, echoed by the terminal, ends the line
 
+    def echo(self, answer: str) -> None:
+        """End a held question's line with ``answer`` (a scripted reply, or nothing at end of input)."""
+        with self._lock:
+            self._buf.append(visible_line(answer) + "\n")
+            self._emit()
+
     def release(self) -> None:
         """Draw what arrived while held, and go on drawing live."""
         with self._lock:
