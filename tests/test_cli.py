@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +248,9 @@ def test_parse_format_json_lines_rebuild_the_document(value, size) -> None:
     data = json.dumps(value, ensure_ascii=False).encode()
     with mock.patch.object(sys, "stdin", io.TextIOWrapper(io.BytesIO(data))), mock.patch.object(sys, "stdout", out):
         assert main(["parse", "--format", "json", "--chunk-size", str(size)]) == 0
-    assert _rebuild([json.loads(line) for line in out.getvalue().splitlines()]) == value
+    lines = out.getvalue().split("\n")[:-1]
+    assert not any(unicodedata.category(c) == "Cc" or c in "\u202e\u2028" for line in lines for c in line)
+    assert _rebuild([json.loads(line) for line in lines]) == value
 
 
 def test_parse_reads_a_file_and_keeps_repr(tmp_path, capsys) -> None:

@@ -33,6 +33,7 @@ from argstream.policy import (
     load_policies,
     make_matcher,
 )
+from argstream.policy.drivers import run_inline
 from argstream.providers import anthropic, openai_chat
 
 try:
@@ -117,6 +118,13 @@ def path_chunk(args: dict, size: int = 7) -> int:
     text = json.dumps(args)
     end = text.index('"', text.index('"path": "') + len('"path": "')) + 1
     return (end - 1) // size + 1
+
+
+@pytest.fixture(autouse=True)
+def _inline_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests pin the exact chunk at which answers apply: drive inline (run() is threaded,
+    tested on its own in test_drivers.py)."""
+    monkeypatch.setattr(TurnCoordinator, "run", lambda self, events, close=None: run_inline(self, events, close))
 
 
 # -- decisions ------------------------------------------------------------------------------------
@@ -273,8 +281,9 @@ def test_nested_match_decides_while_patterns_stream() -> None:
 
 def test_render_hook_sees_progress_of_calls_not_dropped() -> None:
     events, _ = single_create()
-    rendered: list[ToolCallArgumentProgress] = []
-    TurnCoordinator(policies("unattended"), render=rendered.append).run(events)
+    items: list[Any] = []
+    TurnCoordinator(policies("unattended"), render=items.append).run(events)
+    rendered = [i for i in items if type(i) is ToolCallArgumentProgress]
     assert rendered[0] == ToolCallArgumentProgress("call_1", "fs_create_file", ObjectEntry("path", String("src/")))
     assert rendered[-1].fragment.__class__.__name__ == "Done"
 
@@ -302,7 +311,7 @@ def test_declined_call_is_dropped_but_the_stream_stays_open_for_the_other() -> N
     rendered: list[str] = []
     closed: list[bool] = []
     ran: list[str] = []
-    co = TurnCoordinator(policies(), prompt=lambda c: c.id == "call_b", render=lambda p: rendered.append(p.tool_call_id),
+    co = TurnCoordinator(policies(), prompt=lambda c: c.id == "call_b", render=lambda p: rendered.append(getattr(p, "tool_call_id", None)),
                          execute=lambda c: ran.append(c.id))
     result = co.run(Counted(events), close=lambda: closed.append(True))
     a, b = result.calls

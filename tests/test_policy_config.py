@@ -178,7 +178,9 @@ def test_loads_from_a_path_and_from_a_mapping(tmp_path: Path) -> None:
 def test_without_tool_definitions() -> None:
     policies = load_policies('[tools.x.policy]\nrun = [{ arg = "/p", prefix = "a/", mode = "skip" }, { mode = "ask" }]\n')
     assert set(policies) == {"x", "*"}
-    assert type(policies["x"].run[0].condition.matcher) is PrefixMatcher  # untyped: plain string prefix
+    assert type(policies["x"].run[0].condition.matcher) is PathPrefixMatcher  # a prefix with "/" is a path prefix
+    plain = load_policies('[tools.x.policy]\nrun = [{ arg = "/p", prefix = "rm ", mode = "skip" }, { mode = "ask" }]\n')
+    assert type(plain["x"].run[0].condition.matcher) is PrefixMatcher
 
 
 def test_other_tool_settings_are_ignored() -> None:
@@ -218,10 +220,22 @@ def test_no_catch_all_warns_and_falls_back_to_ask() -> None:
     assert evaluate(policies["shell"].run, {"command": "cat"}) is RunMode.ASK
 
 
-def test_undeclared_tool_warns() -> None:
-    with pytest.warns(PolicyWarning, match="not among the declared tools"):
-        policies = load_policies('[tools.nope.policy]\nrun = "skip"\n', tools=TOOLS)
-    assert list(policies["nope"].run) == [RunRule(RunMode.SKIP)]
+def test_typos_are_load_time_errors_reported_together() -> None:
+    """A misspelled tool, a pointer on no parameter, a "*" rule on a parameter no tool has: all at once."""
+    text = """
+[tools."*".policy]
+run = [{ arg = "/pth", prefix = "src/", mode = "unattended" }, { mode = "ask" }]
+[tools.fs_create_fil.policy]
+run = "unattended"
+[tools.fs_create_file.policy]
+run = [{ arg = "/pth", prefix = "src/", mode = "unattended" }, { mode = "ask" }]
+"""
+    with pytest.raises(PolicyError) as info:
+        load_policies(text, tools=TOOLS)
+    problems = {(p.tool, p.rule, p.reason.split(":")[0]) for p in info.value.problems}
+    assert ("fs_create_fil", None, "no tool is named 'fs_create_fil' (declared tools") in problems
+    assert ("fs_create_file", 1, "arg '/pth' does not resolve") in problems
+    assert ("*", 1, "arg '/pth' names a parameter of none of the declared tools") in problems
 
 
 # -- load-time errors: tool, rule number and reason ----------------------------------------------

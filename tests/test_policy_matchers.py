@@ -17,6 +17,7 @@ from argstream.policy import (
     make_matcher,
     normalize_path,
 )
+from argstream.policy._ecma_regex import compile_pattern
 from argstream.policy.matchers import json_equal
 
 # (keyword, configured value, parameter type, argument value, holds)
@@ -91,7 +92,9 @@ def test_matcher_table(keyword: str, config: object, param_type: str, value: obj
 
 def test_make_matcher_classes() -> None:
     assert type(make_matcher("prefix", "src/", "path")) is PathPrefixMatcher
-    assert type(make_matcher("prefix", "src/", "string")) is PrefixMatcher
+    assert type(make_matcher("prefix", "src/", "string")) is PathPrefixMatcher  # contains "/": a path prefix
+    assert type(make_matcher("prefix", "src/", None)) is PathPrefixMatcher
+    assert type(make_matcher("prefix", "rm ", "string")) is PrefixMatcher
     assert type(make_matcher("const", 1)) is ConstMatcher
     assert type(make_matcher("enum", [1])) is EnumMatcher
     assert type(make_matcher("pattern", "a")) is PatternMatcher
@@ -210,9 +213,26 @@ ECMA = [
 ]
 
 
+BACKTRACKING = {r"(?<year>\d{4})-\k<year>", r"(a)\1", r"(?:ab)+(?=c)", r"(?<!x)y", r"(?<=x)y"}
+
+
 @pytest.mark.parametrize(("pattern", "text", "found"), ECMA)
 def test_ecmascript_pattern(pattern: str, text: str, found: bool) -> None:
-    assert PatternMatcher(pattern).matches(text) is found
+    """Both translations agree: RE2 for policies (linear time), Python ``re`` for trusted patterns."""
+    assert (compile_pattern(pattern).search(text) is not None) is found
+    if pattern in BACKTRACKING:
+        with pytest.raises(ValueError, match="backtracking"):
+            PatternMatcher(pattern)
+    else:
+        assert PatternMatcher(pattern).matches(text) is found
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "^(a|a)*$", "(a*)*b", "(x+x+)+y", "^(\\w+\\s?)*$"])
+def test_catastrophic_patterns_run_in_linear_time(pattern: str) -> None:
+    """Patterns that make a backtracking engine run for ever answer at once on RE2 (ReDoS)."""
+    matcher = PatternMatcher(pattern)
+    assert matcher.matches("a" * 30 + "!") is False
+    assert matcher.matches("a" * 200_000 + "!") is False
 
 
 @pytest.mark.parametrize("pattern", ["(?P<n>a)", "(?i)a", r"\A", r"\Z", r"\p{Lu}", "[a", "a\\", r"\x4", r"\u12",

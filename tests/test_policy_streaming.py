@@ -197,11 +197,14 @@ def test_string_chunks_of_the_deciding_value_do_not_decide() -> None:
     assert state.feed(ObjectEntry("path", DONE)) is UNATTENDED
 
 
-def test_after_the_decision_input_is_ignored() -> None:
+def test_a_decision_never_rests_on_a_value_a_duplicate_replaced() -> None:
     state = StreamingPolicyState(CREATE)
     state.feed_parameter("path", "src/a")
-    assert state.feed_parameter("path", "/etc/passwd") is UNATTENDED
-    assert state.known_params == {"path": "src/a"}
+    assert state.resolved is UNATTENDED
+    assert state.feed_parameter("content", "x") is UNATTENDED  # other input is ignored once decided
+    assert state.feed_parameter("path", "/etc/passwd") is ASK
+    assert state.resolved is ASK and state.revised is UNATTENDED
+    assert state.known_params["path"] == "/etc/passwd"
 
 
 def test_finish_revises_a_decision_the_complete_arguments_contradict() -> None:

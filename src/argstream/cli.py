@@ -17,6 +17,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 import time
 from importlib import resources
@@ -149,6 +150,10 @@ def _paced(items: Iterable[Any], delay: float) -> Iterator[Any]:
 # -- parse ----------------------------------------------------------------------------------
 
 
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+"""What ``json.dumps`` leaves raw but a terminal acts on: DEL, C1 controls, bidi marks, line separators."""
+
+
 def _fragment_json(fragment: Any) -> str:
     path, leaf = flatten(fragment)
     cls = type(leaf)
@@ -160,7 +165,8 @@ def _fragment_json(fragment: Any) -> str:
         shown = {"type": "empty", "kind": leaf.kind}
     else:
         shown = {"type": "done"}
-    return json.dumps({"path": list(path), "fragment": shown}, ensure_ascii=False)
+    line = json.dumps({"path": list(path), "fragment": shown}, ensure_ascii=False)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
 
 
 def _pieces(stream: BinaryIO, size: int) -> Iterator[bytes]:
@@ -269,10 +275,9 @@ def _answers(args: argparse.Namespace) -> TextIO | None:
 
 def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namespace, tools: Any) -> int:
     """Decide each call while it streams: decisions, prompts and cancellation, drawn live."""
-    from .events import Message, Part, Reasoning, ToolCall, ToolCallStart
     from .policy import TurnCoordinator
+    from .policy.drivers import run_inline, run_threaded
     from .render.prompt import Prompt, edit_in_editor, find_editor
-    from .stream import ReasoningDelta, TextDelta, ToolCallStarted
 
     policies = _policies(args, tools)
     renderer = _renderer(args)
@@ -281,25 +286,13 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
     prompt = Prompt(renderer, answers, answer=args.answer and args.answer[0],
                     edit=edit_in_editor(editor) if editor else None)
 
-    def tap(events: Iterable[Any]) -> Iterator[Any]:
-        """Draw text and tool call headers as the events pass to the coordinator."""
-        for event in events:
-            if type(event) is Part:
-                part = event.part
-                if type(part) is Message:
-                    renderer(TextDelta(part.text, event.index))
-                elif type(part) is Reasoning:
-                    renderer(ReasoningDelta(part.text, event.index))
-                elif type(part) is ToolCall and type(part.part) is ToolCallStart:
-                    renderer(ToolCallStarted(part.part.id, part.part.name, event.index))
-            yield event
-
     def decided(call: Any) -> None:
         renderer.write_line(f"  policy: {call.mode.value} (at argument chunk {call.decided_at})", "dim")
 
     turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=renderer, on_decision=decided)
+    drive = run_inline if args.answer else run_threaded  # a scripted answer needs no second thread
     try:
-        result = turn.run(tap(events), close=close)
+        result = drive(turn, events, close=close)
     finally:
         renderer.close()
     for call in result.calls:

@@ -177,6 +177,17 @@ class ToolStreamState:
         self._started: set[int] = set()
         self._failed: set[int] = set()
 
+    @property
+    def events(self) -> list[ConversationEvent]:
+        """The persisted events flushed so far in this response."""
+        return list(self._events)
+
+    def discard(self, index: int) -> None:
+        """Close ``index`` without an item or a persisted event (a call whose chunks were dropped)."""
+        self.builder.handle_flush(index)
+        self._started.discard(index)
+        self._failed.discard(index)
+
     def feed(self, event: Event) -> list[Any]:
         """The items that one event produces."""
         if type(event) is Part:

@@ -11,7 +11,8 @@ policy layer knows no screen and no wire: those come in as callbacks.
 from __future__ import annotations
 
 from .config import DEFAULTS, PolicyError, PolicyProblem, PolicyWarning, ToolPolicy, load_policies
-from .coordinator import CallStatus, ToolCallState, TurnCoordinator, TurnResult
+from .coordinator import EDIT, CallStatus, Request, ToolCallState, TurnCoordinator, TurnResult
+from .drivers import arun, run_inline, run_threaded
 from .evaluation import evaluate
 from .matchers import (
     ConstMatcher,
@@ -40,5 +41,6 @@ __all__ = [
     "evaluate", "StreamingPolicyState",
     "ToolPolicy", "PolicyError", "PolicyProblem", "PolicyWarning", "load_policies", "DEFAULTS",
     "ParamDecl", "ToolDecl", "tool_declarations",
-    "TurnCoordinator", "TurnResult", "ToolCallState", "CallStatus",
+    "TurnCoordinator", "TurnResult", "ToolCallState", "CallStatus", "Request", "EDIT",
+    "run_inline", "run_threaded", "arun",
 ]

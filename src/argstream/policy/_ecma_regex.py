@@ -1,10 +1,17 @@
-"""ECMAScript regular expressions (JSON Schema's ``pattern`` dialect) translated to Python ``re``.
+"""ECMAScript regular expressions (JSON Schema's ``pattern`` dialect) translated to RE2 or Python ``re``.
 
-The two dialects share most syntax; the differences that change what matches are rewritten:
+Policy patterns run on model output, so they run on RE2 (``google-re2``, the ``policy`` extra):
+matching is linear in the argument's length whatever the pattern, and syntax that needs
+backtracking (lookarounds, backreferences) is an error when the policy loads. ``compile_pattern``
+(Python ``re``) remains for trusted patterns.
+
+The dialects share most syntax; the differences that change what matches are rewritten:
 
 - ``\\d \\w \\b`` are ASCII-only in ECMAScript (Python's are Unicode), ``\\s`` is ECMAScript's own
   whitespace set, and ``.`` excludes all four line terminators (``\\n \\r \\u2028 \\u2029``);
 - ``$`` matches only at the very end (Python's also matches before a final ``\\n``);
+- for RE2, lookarounds ``(?=`` ``(?!`` ``(?<=`` ``(?<!``, backreferences and repetition counts over
+  1000 are errors (they need a backtracking engine, or RE2 refuses them);
 - ``[]`` never matches and ``[^]`` matches anything (both are errors in Python);
 - ``(?<name>…)`` / ``\\k<name>`` become ``(?P<name>…)`` / ``(?P=name)``, ``\\cX`` and ``\\u{…}`` become
   code point escapes;
@@ -16,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["translate", "compile_pattern"]
+__all__ = ["translate", "compile_pattern", "compile_linear", "LinearPattern", "linear_engine_available"]
 
 _MAX = 0x10FFFF
 _DIGIT = ((0x30, 0x39),)
@@ -39,13 +46,15 @@ def _complement(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], .
     return tuple(out)
 
 
-def _cp(c: int) -> str:
+def _cp(c: int, re2: bool = False) -> str:
+    if re2:
+        return f"\\x{{{c:x}}}"
     return f"\\x{c:02x}" if c < 0x100 else (f"\\u{c:04x}" if c < 0x10000 else f"\\U{c:08x}")
 
 
-def _members(ranges: tuple[tuple[int, int], ...]) -> str:
+def _members(ranges: tuple[tuple[int, int], ...], re2: bool = False) -> str:
     """Class contents (without brackets) for ``ranges``."""
-    return "".join(_cp(lo) if lo == hi else f"{_cp(lo)}-{_cp(hi)}" for lo, hi in ranges)
+    return "".join(_cp(lo, re2) if lo == hi else f"{_cp(lo, re2)}-{_cp(hi, re2)}" for lo, hi in ranges)
 
 
 _CLASS_ESCAPES = {
@@ -57,41 +66,46 @@ _W = f"[{_members(_WORD)}]"
 _BOUNDARY = f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))"
 _NON_BOUNDARY = f"(?:(?<={_W})(?={_W})|(?<!{_W})(?!{_W}))"
 _SIMPLE_ESCAPES = {"t": "\\t", "n": "\\n", "v": "\\v", "f": "\\f", "r": "\\r"}
+_CONTROL = str.maketrans("tnvfr", "\t\n\v\f\r")
 _HEX = set("0123456789abcdefABCDEF")
 
 
-def _escape(src: str, i: int, in_class: bool) -> tuple[str, int]:
+def _escape(src: str, i: int, in_class: bool, re2: bool) -> tuple[str, int]:
     """Translate the escape at ``src[i] == '\\\\'``; return the Python text and the next index."""
     if i + 1 >= len(src):
         raise ValueError("pattern ends with a lone backslash")
     e = src[i + 1]
     j = i + 2
     if e in _CLASS_ESCAPES:
-        members = _members(_CLASS_ESCAPES[e])
+        members = _members(_CLASS_ESCAPES[e], re2)
         return (members if in_class else f"[{members}]"), j
     if e in _SIMPLE_ESCAPES:
-        return _SIMPLE_ESCAPES[e], j
+        return (_cp(ord(_SIMPLE_ESCAPES[e][1].translate(_CONTROL)), re2) if re2 else _SIMPLE_ESCAPES[e]), j
     if e == "b":
-        return ("\\x08" if in_class else _BOUNDARY), j
+        if in_class:
+            return _cp(8, re2), j
+        return ("\\b" if re2 else _BOUNDARY), j
     if e == "B":
         if in_class:
             raise ValueError("\\B inside a character class")
-        return _NON_BOUNDARY, j
+        return ("\\B" if re2 else _NON_BOUNDARY), j
     if e == "0" and not (j < len(src) and src[j].isdigit()):
-        return "\\x00", j
+        return _cp(0, re2), j
     if e.isdigit():
         if in_class:
             raise ValueError(f"backreference \\{e} inside a character class")
+        if re2:
+            raise ValueError(f"backreference \\{e} needs a backtracking engine")
         while j < len(src) and src[j].isdigit():
             j += 1
         return f"(?:\\{src[i + 1:j]})", j
     if e == "c":
         if j < len(src) and src[j].isascii() and src[j].isalpha():
-            return _cp(ord(src[j]) % 32), j + 1
+            return _cp(ord(src[j]) % 32, re2), j + 1
         raise ValueError("\\c must be followed by a letter")
     if e == "x":
         if len(src) >= j + 2 and set(src[j:j + 2]) <= _HEX:
-            return "\\x" + src[j:j + 2], j + 2
+            return (_cp(int(src[j:j + 2], 16), re2) if re2 else "\\x" + src[j:j + 2]), j + 2
         raise ValueError("\\x must be followed by two hex digits")
     if e == "u":
         if j < len(src) and src[j] == "{":
@@ -99,12 +113,14 @@ def _escape(src: str, i: int, in_class: bool) -> tuple[str, int]:
             digits = src[j + 1:end] if end > 0 else ""
             if not digits or not set(digits) <= _HEX or int(digits, 16) > _MAX:
                 raise ValueError("malformed \\u{...} escape")
-            return _cp(int(digits, 16)), end + 1
+            return _cp(int(digits, 16), re2), end + 1
         if len(src) >= j + 4 and set(src[j:j + 4]) <= _HEX:
-            return "\\u" + src[j:j + 4], j + 4
+            return (_cp(int(src[j:j + 4], 16), re2) if re2 else "\\u" + src[j:j + 4]), j + 4
         raise ValueError("\\u must be followed by four hex digits or {...}")
     if e == "k":
         end = src.find(">", j)
+        if re2:
+            raise ValueError("backreference \\k<...> needs a backtracking engine")
         if j < len(src) and src[j] == "<" and end > j + 1 and not in_class:
             return f"(?P={src[j + 1:end]})", end + 1
         raise ValueError("malformed \\k<name> backreference")
@@ -115,15 +131,15 @@ def _escape(src: str, i: int, in_class: bool) -> tuple[str, int]:
     return re.escape(e), j
 
 
-def translate(src: str) -> str:
-    """Translate ECMAScript pattern ``src`` to Python ``re`` syntax. Raises ``ValueError``."""
+def translate(src: str, re2: bool = False) -> str:
+    """Translate ECMAScript pattern ``src`` to Python ``re`` (or RE2) syntax. Raises ``ValueError``."""
     out: list[str] = []
     i, n = 0, len(src)
     in_class = False
     while i < n:
         c = src[i]
         if c == "\\":
-            text, i = _escape(src, i, in_class)
+            text, i = _escape(src, i, in_class, re2)
             out.append(text)
             continue
         if in_class:
@@ -141,7 +157,7 @@ def translate(src: str) -> str:
                 out.append("[\\s\\S]")
                 i += 3
             elif src.startswith("[]", i):
-                out.append("(?!)")
+                out.append(f"[^{_cp(0, re2)}-{_cp(_MAX, re2)}]" if re2 else "(?!)")
                 i += 2
             else:
                 in_class = True
@@ -153,10 +169,12 @@ def translate(src: str) -> str:
                     i += 1
             continue
         if c == ".":
-            out.append(f"[^{_members(_LINE_TERMINATORS)}]")
+            out.append(f"[^{_members(_LINE_TERMINATORS, re2)}]")
         elif c == "$":
-            out.append("\\Z")  # the very end only, never before a final newline
+            out.append("$" if re2 else "\\Z")  # the very end only, never before a final newline
         elif c == "(" and src.startswith("(?", i):
+            if re2 and src.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
+                raise ValueError(f"lookaround {src[i:i + 4].rstrip('(')!r} needs a backtracking engine")
             if src.startswith(("(?:", "(?=", "(?!", "(?<=", "(?<!"), i):
                 out.append("(?")
                 i += 2
@@ -182,3 +200,51 @@ def compile_pattern(src: str) -> re.Pattern[str]:
         raise ValueError(f"invalid regular expression {src!r}: {exc}") from None
     except ValueError as exc:
         raise ValueError(f"invalid regular expression {src!r}: {exc}") from None
+
+
+try:
+    import re2 as _re2
+except ImportError:  # the ``policy`` extra installs it
+    _re2 = None
+
+
+def linear_engine_available() -> bool:
+    """RE2 (``google-re2``) is installed, so pattern rules can be used."""
+    return _re2 is not None
+
+
+class LinearPattern:
+    """An ECMAScript pattern compiled for RE2: ``search`` takes time linear in the text, whatever the pattern."""
+
+    __slots__ = ("source", "_regex")
+
+    def __init__(self, source: str, regex: object) -> None:
+        self.source = source
+        self._regex = regex
+
+    def search(self, text: str) -> bool:
+        """The pattern finds a match somewhere in ``text``."""
+        return self._regex.search(text) is not None  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"LinearPattern({self.source!r})"
+
+
+def compile_linear(src: str) -> LinearPattern:
+    """Compile an ECMAScript pattern for RE2. Raises ``ValueError`` with the reason (syntax that needs
+    backtracking, a pattern RE2 refuses, or RE2 not installed)."""
+    if _re2 is None:
+        raise ValueError(
+            f"pattern {src!r} needs the linear-time engine RE2: pip install 'argstream[policy]' (google-re2)"
+        )
+    try:
+        translated = translate(src, re2=True)
+    except ValueError as exc:
+        raise ValueError(f"invalid regular expression {src!r}: {exc}") from None
+    options = _re2.Options()
+    options.log_errors = False
+    try:
+        return LinearPattern(src, _re2.compile(translated, options=options))
+    except _re2.error as exc:
+        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ValueError(f"invalid regular expression {src!r}: {reason}") from None

@@ -240,6 +240,14 @@ class _Loader:
             )
 
 
+def _resolves(decl: ToolDecl, pointer: str) -> bool:
+    try:
+        decl.resolve(pointer)
+    except (LookupError, ValueError):
+        return False
+    return True
+
+
 def _covers(earlier: RunRule, later: RunRule) -> bool:
     assert earlier.condition is not None and later.condition is not None
     matcher: TypedMatcher = earlier.condition.matcher
@@ -278,10 +286,13 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     parameter a tool lacks is skipped for that tool), and the result holds a
     policy for every declared tool. The ``"*"`` entry is the fallback for other tools.
 
+    With ``tools``, a policy for a tool no definition names, and a ``"*"`` rule whose ``arg``
+    names a parameter of none of them, are errors too: a typo must not let calls fall through.
+
     Raises:
         PolicyError: listing every problem, each with the tool, rule number and reason.
     Warns:
-        PolicyWarning: a conditional policy without a catch-all; a policy for an undeclared tool.
+        PolicyWarning: a conditional policy without a catch-all.
     """
     data = _read(path_or_text)
     decls = tool_declarations(tools) if tools is not None else None
@@ -316,7 +327,10 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     for tool in names:
         decl = decls.get(tool) if decls is not None else None
         if decls is not None and decl is None:
-            warnings.warn(f"policy for tool {tool!r}, which is not among the declared tools", PolicyWarning, 2)
+            known = ", ".join(repr(t) for t in decls) or "none"
+            loader.problem(tool, f"no tool is named {tool!r} (declared tools: {known}); a typo here would let "
+                                 "the call fall to the defaults", None, "policy")
+            continue
         policies: dict[str, RunPolicy | None] = {}
         for name in _FIELDS:
             own = configured.get(tool, {})
@@ -333,6 +347,12 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
         if policies["run"] is not None and policies["result"] is not None:
             out[tool] = ToolPolicy(tool, policies["run"], policies["result"])
 
+    if decls:
+        for name in _FIELDS:
+            for raw in defaults.get(name) or ():
+                if raw.arg is not None and not any(_resolves(decl, raw.arg) for decl in decls.values()):
+                    loader.problem(DEFAULTS, f"arg {raw.arg!r} names a parameter of none of the declared tools",
+                                   raw.number, name)
     star: dict[str, RunPolicy | None] = {}
     for name in _FIELDS:
         raws = defaults.get(name)

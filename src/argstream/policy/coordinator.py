@@ -1,61 +1,58 @@
-"""``TurnCoordinator``: one model response, from provider events to per-call decisions (RFD D26, Phase 3).
+"""``TurnCoordinator``: one model response, from stream items to per-call decisions (RFD D26, Phase 3).
 
-Provider events go through an ``EventBuilder``; each argument progress event
-goes to the renderer hook and to the call's ``StreamingPolicyState`` (one per
-call still streaming). When a call's policy decides:
+The coordinator is sans-IO (as h11 is): :meth:`TurnCoordinator.handle` takes provider events,
+turns them into the stream items of :func:`argstream.stream.iter_tool_stream` (the one event
+source every consumer reads), decides, and queues what needs a person or the outside world as
+:class:`Request`\\ s (``prompt``, ``edit``, ``execute``) that a driver
+(:mod:`argstream.policy.drivers`) carries out and answers. When a call's policy decides:
 
-- ``unattended``: the call is pre-approved;
+- ``unattended``: the call is pre-approved and runs once its arguments are complete;
 - ``skip``: the call is answered "skipped" at once and its remaining chunks dropped;
-- ``ask``: the ``prompt`` callback gets the call with its partial arguments
-  while the rest keeps streaming; a declined call is marked skipped and its
-  remaining chunks dropped;
-- ``edit``: decided early, but the ``edit`` callback runs only once the
-  arguments are complete (the edited arguments are not evaluated again).
+- ``ask`` from a conditional policy: a prompt as soon as the deciding parameters are complete,
+  showing the parameters complete so far (the rest still streams meanwhile); a catch-all ``ask``
+  (a policy no argument decides) prompts when the arguments are complete, with all of them;
+- ``edit``: decided early, the editor runs once the arguments are complete.
 
-When a call whose chunks are being dropped is the only call still streaming,
-the provider stream is cancelled through the ``close`` callback (for an SDK
-stream, its ``close()``, which closes the HTTP response). A call runs (the
-``execute`` callback) only when it is approved and its arguments are
-complete, with the complete arguments.
+What runs is what was decided on: when the complete arguments differ from the values a prompt
+showed or an early decision rested on, or the policy decides otherwise on them, the call is
+decided again on the complete arguments (an ``ask`` prompts again, ``call.reprompt`` set).
 
-The coordinator knows no screen and no wire: ``handle(event)`` is sans-IO, and
-``run`` / ``arun`` drive it over a sync / async event iterator.
+A call whose arguments stop being valid JSON (a duplicate key among them), or that the response
+cuts off, never runs: it is handled like a declined call (status ``FAILED``). When a call whose
+chunks are dropped is the only one still streaming, ``cancel_requested`` is set and the driver
+cancels the provider stream.
 """
 
 from __future__ import annotations
 
-import asyncio
 import enum
-import inspect
 import threading
+from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from ..builder import EventBuilder
 from ..events import (
-    ArgumentChunk,
-    ConversationEvent,
-    Finished,
-    FinishReason,
-    Flush,
-    Part,
-    ToolCall,
-    ToolCallArgumentProgress,
-    ToolCallRequest,
-    ToolCallStart,
+    ArgumentChunk, ConversationEvent, Finished, FinishReason, Flush, Part, ToolCall, ToolCallArgumentProgress,
 )
-from ..fragments import DONE, ObjectEntry
+from ..stream import StreamFinished, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolStreamState
 from .config import DEFAULTS, ToolPolicy
 from .evaluation import evaluate
+from .matchers import json_equal
 from .modes import ResultMode, RunMode
 from .rules import RunPolicy
 from .streaming import StreamingPolicyState
 
-__all__ = ["CallStatus", "ToolCallState", "TurnCoordinator", "TurnResult", "SKIPPED", "SKIPPED_BY_USER"]
+__all__ = [
+    "CallStatus", "Request", "ToolCallState", "TurnCoordinator", "TurnResult", "SKIPPED", "SKIPPED_BY_USER",
+    "EDIT",
+]
 
 SKIPPED = "skipped"
 SKIPPED_BY_USER = "skipped by user"
+EDIT = "edit"
+"""A prompt answer: let the user edit the complete arguments before the call runs."""
 
 Policies = Union[Mapping[str, Any], Callable[[str], Any], None]
 """Tool name -> ``ToolPolicy``, ``RunPolicy``, a list of ``RunRule`` or a ``RunMode`` (a mapping or a callable)."""
@@ -64,11 +61,12 @@ Policies = Union[Mapping[str, Any], Callable[[str], Any], None]
 class CallStatus(enum.Enum):
     """Where a tool call stands."""
 
-    PENDING = "pending"  # no decision yet
+    PENDING = "pending"  # no decision yet, or a catch-all ask waiting for complete arguments
     PROMPTING = "prompting"  # ask: waiting for the user's answer
     EDITING = "editing"  # edit: waiting for complete arguments, then the editor
     APPROVED = "approved"  # unattended, or approved by the user
     SKIPPED = "skipped"  # skip by policy, or declined by the user
+    FAILED = "failed"  # invalid or cut-off arguments: never runs
 
 
 @dataclass(eq=False)
@@ -80,9 +78,9 @@ class ToolCallState:
     name: str = ""
     mode: RunMode | None = None
     status: CallStatus = CallStatus.PENDING
-    response: str | None = None  # the answer for a skipped call ("skipped", "skipped by user")
+    response: str | None = None  # the answer for a call that did not run ("skipped", "skipped by user", ...)
     arguments: dict[str, Any] | None = None  # complete (after an edit: the edited ones)
-    error: Exception | None = None  # the arguments were not a valid JSON object
+    error: Exception | None = None  # the arguments were not a valid JSON object, or were cut off
     streaming: bool = True  # argument chunks may still arrive
     dropped: bool = False  # its remaining chunks are discarded
     chunks: int = 0  # argument chunks received and processed
@@ -91,11 +89,15 @@ class ToolCallState:
     result_mode: ResultMode | None = None
     executed: bool = False
     result: Any = None
+    reprompt: bool = False  # the current prompt asks again: the complete arguments differ from those shown
+    prompts: int = 0  # prompts shown so far
+    basis: dict[str, Any] = field(default_factory=dict, repr=False)  # the values the decision rested on
     policy: StreamingPolicyState | None = field(default=None, repr=False)
     completed_keys: list[str] = field(default_factory=list, repr=False)  # top-level parameters complete so far
     current_key: str | None = field(default=None, repr=False)  # top-level parameter still streaming
     _coordinator: TurnCoordinator | None = field(default=None, repr=False)
     _backlog: list[ToolCallArgumentProgress] = field(default_factory=list, repr=False)
+    _shown_streaming: str | None = field(default=None, repr=False)
 
     @property
     def complete(self) -> bool:
@@ -110,8 +112,14 @@ class ToolCallState:
     def skipped(self) -> bool:
         return self.status is CallStatus.SKIPPED
 
+    @property
+    def failed(self) -> bool:
+        return self.status is CallStatus.FAILED
+
     def partial_arguments(self) -> dict[str, Any]:
-        """The top-level parameters complete so far (all of them once the arguments are complete)."""
+        """The top-level parameters complete so far; while prompting, exactly what the prompt shows."""
+        if self.status is CallStatus.PROMPTING:
+            return dict(self.basis)
         if self.arguments is not None:
             return dict(self.arguments)
         snap = self._snapshot()
@@ -125,23 +133,29 @@ class ToolCallState:
 
     @property
     def streaming_parameter(self) -> str | None:
-        """The top-level parameter still streaming, if any (for a "streaming ..." placeholder)."""
+        """The top-level parameter still streaming, if any (for a ``streaming "content"...`` placeholder);
+        while prompting, the one the prompt shows as streaming."""
+        if self.status is CallStatus.PROMPTING:
+            return self._shown_streaming
+        return self._streaming_now()
+
+    def _streaming_now(self) -> str | None:
         if not self.streaming or self.current_key in self.completed_keys:
             return None
         return self.current_key
 
     def approve(self) -> None:
-        """Answer an ``ask`` prompt: run the call (safe from another thread while ``run`` streams)."""
+        """Answer the current prompt: run the call (safe from another thread while a driver streams)."""
         self._answer(True)
 
     def decline(self) -> None:
-        """Answer an ``ask`` prompt: skip the call, drop its remaining chunks, maybe cancel the stream."""
+        """Answer the current prompt: skip the call, drop its remaining chunks, maybe cancel the stream."""
         self._answer(False)
 
-    def _answer(self, approved: bool) -> None:
+    def _answer(self, answer: Any) -> None:
         if self._coordinator is None:
             raise RuntimeError("this call does not belong to a coordinator")
-        self._coordinator.answer(self, approved)
+        self._coordinator.answer(self, answer)
 
     def _snapshot(self) -> dict[str, Any]:
         coordinator = self._coordinator
@@ -152,6 +166,18 @@ class ToolCallState:
         except KeyError:
             return {}
         return snap if isinstance(snap, dict) else {}
+
+
+@dataclass(frozen=True)
+class Request:
+    """Something the coordinator needs from outside: ``prompt``, ``edit`` or ``execute`` ``call``.
+
+    ``generation`` is ``call.prompts`` when the request was made: an answer to an older prompt is ignored.
+    """
+
+    kind: str
+    call: ToolCallState
+    generation: int = 0
 
 
 @dataclass
@@ -169,17 +195,22 @@ class TurnCoordinator:
 
     ``policies``: ``load_policies()``'s result, or any mapping of tool name to a
     ``ToolPolicy``, ``RunPolicy`` or list of ``RunRule`` (``"*"`` is the fallback), or a
-    callable from tool name to one of those. Callbacks, all optional:
+    callable from tool name to one of those. Callbacks, all optional, run by the driver:
 
-    - ``prompt(call) -> bool | None | Awaitable[bool]``: an ``ask`` decision, with
-      ``call.partial_arguments()``; ``None`` means "answered later" through
-      ``call.approve()`` / ``call.decline()``. Without it, ``ask`` declines.
+    - ``prompt(call) -> bool | "edit" | None | Awaitable``: an ``ask`` decision; the call shows
+      ``call.partial_arguments()`` and ``call.streaming_parameter``. ``None`` means "answered
+      later" through ``call.approve()`` / ``call.decline()``; ``"edit"`` hands the complete
+      arguments to ``edit``. Without it, ``ask`` declines.
     - ``edit(call) -> dict | None``: the complete arguments to run (``None`` declines);
       without it, ``edit`` prompts like ``ask`` once the arguments are complete.
-    - ``render(progress)``: each argument fragment of a call not dropped.
+    - ``render(item)``: every stream item of the response (text, tool call starts, argument
+      progress, failures, finished calls, the end), except those of calls being dropped.
     - ``on_decision(call)``: a call's mode is known (``call.decided_at`` says when).
     - ``execute(call)``: an approved call with complete arguments; its return value
-      is kept in ``call.result`` (awaited under ``arun``).
+      is kept in ``call.result``.
+
+    ``run`` / ``arun`` drive it. Feeding :meth:`handle` yourself, carry out ``requests`` after
+    each event (``argstream.policy.drivers.serve_inline(co)`` does it on the calling thread).
     """
 
     def __init__(
@@ -188,7 +219,7 @@ class TurnCoordinator:
         *,
         prompt: Callable[[ToolCallState], Any] | None = None,
         edit: Callable[[ToolCallState], Any] | None = None,
-        render: Callable[[ToolCallArgumentProgress], Any] | None = None,
+        render: Callable[[Any], Any] | None = None,
         on_decision: Callable[[ToolCallState], Any] | None = None,
         execute: Callable[[ToolCallState], Any] | None = None,
         builder: EventBuilder | None = None,
@@ -199,17 +230,28 @@ class TurnCoordinator:
         self.render = render
         self.on_decision = on_decision
         self.execute = execute
-        self.builder = builder if builder is not None else EventBuilder()
+        self.stream = ToolStreamState(lambda: builder if builder is not None else EventBuilder())
         self.calls: dict[int, ToolCallState] = {}
-        self.events: list[ConversationEvent] = []
         self.finish_reason: FinishReason | None = None
         self.cancel_requested = False
         self.cancelled = False
+        self.requests: deque[Request] = deque()
+        self._finished_events: list[ConversationEvent] | None = None
         self._lock = threading.Lock()
-        self._running = False
-        self._async = False
-        self._answers: list[tuple[ToolCallState, bool]] = []
-        self._awaitables: list[tuple[ToolCallState, str, Any]] = []  # (call, "prompt"|"edit"|"execute", awaitable)
+        self.driving = False  # a driver is reading the stream and will apply answers between events
+        self._answers: list[tuple[ToolCallState, int | None, Any]] = []
+
+    @property
+    def builder(self) -> EventBuilder:
+        """The builder behind the stream items (its snapshots give the arguments so far)."""
+        return self.stream.builder
+
+    @property
+    def events(self) -> list[ConversationEvent]:
+        """The persisted events flushed so far (after the end: with the cut-off leftovers)."""
+        if self._finished_events is not None:
+            return self._finished_events
+        return self.stream.events
 
     # -- policy lookup ---------------------------------------------------------
 
@@ -230,89 +272,100 @@ class TurnCoordinator:
     # -- sans-IO core ----------------------------------------------------------
 
     def handle(self, event: Any) -> None:
-        """Process one provider event (``Part``, ``Flush`` or ``Finished``)."""
-        cls = type(event)
-        if cls is Part:
-            part = event.part
-            if type(part) is ToolCall:
-                self._tool_part(event.index, part.part, event)
-            else:
-                self.builder.handle_part(event.index, part, event.metadata)
-        elif cls is Flush:
+        """Process one provider event (``Part``, ``Flush`` or ``Finished``); requests queue on ``requests``."""
+        if type(event) is Part and type(event.part) is ToolCall:
             call = self.calls.get(event.index)
-            if call is not None and call.dropped:
-                self.builder.handle_flush(event.index)  # partial arguments of a skipped call: discarded
-                call.streaming = False
-                self._check_cancel()
-                return
-            flushed = self.builder.handle_flush(event.index, event.metadata)
-            if flushed is None:
-                return
-            self.events.append(flushed)
-            if call is not None and isinstance(flushed.kind, ToolCallRequest):
-                self._complete(call, flushed.kind)
-        elif cls is Finished:
-            self.finish_reason = event.reason
-            for leftover in self.builder.handle_finished(event):
-                self.events.append(leftover)
+            if call is None:
+                call = self.calls[event.index] = ToolCallState(event.index, _coordinator=self)
+            if type(event.part.part) is ArgumentChunk:
+                if call.dropped:
+                    call.dropped_chunks += 1
+                    return
+                call.chunks += 1
+        elif type(event) is Flush:
+            call = self.calls.get(event.index)
+            if call is not None:
+                call.streaming = False  # whatever the flush brings, no more chunks come for it
+                if call.dropped:
+                    self.stream.discard(event.index)  # the partial arguments of a call that will not run
+                    self._check_cancel()
+                    self.apply_answers()
+                    return
+        elif type(event) is Finished:
             for call in self.calls.values():
-                if call.streaming:
-                    call.streaming = False
-                    if call.arguments is None and call.error is None and not call.dropped:
-                        call.error = RuntimeError("the response ended before the call's arguments were complete")
-        else:
-            raise TypeError(f"not an event: {event!r}")
-        self._apply_answers()
+                call.streaming = False
+        for item in self.stream.feed(event):
+            self.handle_item(item)
+        self.apply_answers()
 
-    def _tool_part(self, index: int, part: Any, event: Part) -> None:
-        call = self.calls.get(index)
-        if call is None:
-            call = self.calls[index] = ToolCallState(index, _coordinator=self)
-        if call.dropped:
-            if type(part) is ArgumentChunk:
-                call.dropped_chunks += 1
-            return
-        progress = self.builder.handle_part(index, ToolCall(part), event.metadata)
-        if type(part) is ToolCallStart:
-            call.id = call.id or part.id
-            call.name = call.name or part.name
-            if call.name and call.policy is None and call.mode is None:
-                self._start_policy(call)
-            return
-        call.chunks += 1
-        if not call.name:
-            ident = self.builder.tool_call(index)
-            if ident is not None:
-                call.id, call.name = call.id or ident[0], ident[1]
-            if call.name and call.policy is None and call.mode is None:
-                self._start_policy(call)
-        for p in progress:
-            self._progress(call, p)
+    def handle_item(self, item: Any) -> None:
+        """Process one stream item (what :meth:`handle` does with each item its event produced)."""
+        cls = type(item)
+        if cls is ToolCallArgumentProgress:
+            call = self.calls[item.index]
             if call.dropped:
-                break
+                return
+            self._render(item)
+            self._progress(call, item)
+            return
+        if cls is ToolCallStarted:
+            call = self.calls[item.index]
+            self._render(item)
+            call.id = call.id or item.id
+            call.name = call.name or item.name
+            if call.name:
+                self._start_policy(call)
+            return
+        if cls is ToolCallFailed:
+            call = self.calls[item.index]
+            if not call.dropped:
+                self._render(item)
+            self._fail(call, item.error)
+            return
+        if cls is ToolCallFinished:
+            call = self.calls[item.index]
+            self._render(item)
+            self._complete(call, item)
+            return
+        if cls is StreamFinished:
+            self._render(item)
+            self.finish_reason = item.reason
+            self._finished_events = list(item.events) + list(item.incomplete)
+            for call in self.calls.values():
+                call.streaming = False
+            return
+        self._render(item)
+
+    def _render(self, item: Any) -> None:
+        if self.render is not None:
+            self.render(item)
 
     def _start_policy(self, call: ToolCallState) -> None:
         """Look up the call's run policy; decide at once when no rule depends on an argument."""
+        if call.policy is not None or call.mode is not None or call.status is not CallStatus.PENDING:
+            return
         rules = self.policy_for(call.name).run
         if not any(rule.condition is not None for rule in rules):
-            mode = evaluate(rules, {}, complete=True)
-            self._decide(call, RunMode(mode))
+            self._decide(call, RunMode(evaluate(rules, {}, complete=True)), {})
             return
         call.policy = StreamingPolicyState(rules)
         backlog, call._backlog = call._backlog, []
-        for p in backlog:
-            if call.mode is None:
-                self._feed_policy(call, p)
+        for progress in backlog:
+            if call.mode is not None:
+                break
+            self._feed_policy(call, progress)
 
     def _progress(self, call: ToolCallState, progress: ToolCallArgumentProgress) -> None:
-        fragment = progress.fragment
-        if type(fragment) is ObjectEntry:
-            key = fragment.key
+        key = progress.parameter
+        if key is not None:
             call.current_key = key
-            if fragment.value is DONE:
+            completed = progress.completed
+            if completed is not None and len(completed.path) == 1 and key not in call.completed_keys:
                 call.completed_keys.append(key)
-        if self.render is not None:
-            self.render(progress)
+        if not call.name and progress.tool_name:
+            call.name = progress.tool_name
+            call.id = call.id or progress.tool_call_id
+            self._start_policy(call)
         if call.mode is None:
             if call.policy is None:
                 call._backlog.append(progress)
@@ -321,13 +374,19 @@ class TurnCoordinator:
 
     def _feed_policy(self, call: ToolCallState, progress: ToolCallArgumentProgress) -> None:
         assert call.policy is not None
-        mode = call.policy.feed(progress)
-        if mode is not None:
-            self._decide(call, RunMode(mode))
+        completed = progress.completed
+        if completed is None:
+            return
+        mode = call.policy.feed_completed(completed)
+        if mode is not None and call.mode is None:
+            policy = call.policy
+            basis = {k: v for k, v in policy.known_params.items() if k in policy.parameters}
+            self._decide(call, RunMode(mode), basis)
 
-    def _decide(self, call: ToolCallState, mode: RunMode) -> None:
+    def _decide(self, call: ToolCallState, mode: RunMode, basis: dict[str, Any]) -> None:
         call.mode = mode
         call.decided_at = call.chunks
+        call.basis = basis
         if self.on_decision is not None:
             self.on_decision(call)
         if mode is RunMode.UNATTENDED:
@@ -338,45 +397,51 @@ class TurnCoordinator:
         elif mode is RunMode.EDIT:
             call.status = CallStatus.EDITING
             if call.complete:
-                self._run_edit(call)
-        else:
+                self._request_edit(call)
+        elif call.complete or call.policy is not None:
             self._ask(call)
+        # else: a catch-all ask prompts once the arguments are complete (status stays PENDING)
 
     def _ask(self, call: ToolCallState) -> None:
-        call.status = CallStatus.PROMPTING
         if self.prompt is None:
+            call.status = CallStatus.PROMPTING
             self._skip(call, SKIPPED_BY_USER)
             return
-        answer = self.prompt(call)
-        if inspect.isawaitable(answer):
-            self._defer(call, "prompt", answer)
-        elif answer is not None:
-            self._apply(call, bool(answer))
+        call.status = CallStatus.PENDING
+        shown = call.partial_arguments()  # what the prompt shows is what the decision rests on
+        call.basis = shown
+        call._shown_streaming = call._streaming_now()
+        call.status = CallStatus.PROMPTING
+        call.prompts += 1
+        self.requests.append(Request("prompt", call, call.prompts))
 
-    def _run_edit(self, call: ToolCallState) -> None:
+    def _request_edit(self, call: ToolCallState) -> None:
         if self.edit is None:
             self._ask(call)
             return
-        edited = self.edit(call)
-        if inspect.isawaitable(edited):
-            self._defer(call, "edit", edited)
-        else:
-            self._edited(call, edited)
-
-    def _edited(self, call: ToolCallState, edited: Any) -> None:
-        if edited is None:
-            self._skip(call, SKIPPED_BY_USER)
-            return
-        call.arguments = dict(edited)  # not evaluated again
-        call.status = CallStatus.APPROVED
-        self._maybe_execute(call)
+        call.status = CallStatus.EDITING
+        call.prompts += 1
+        self.requests.append(Request("edit", call, call.prompts))
 
     def _skip(self, call: ToolCallState, response: str) -> None:
         call.status = CallStatus.SKIPPED
         call.response = response
+        self._drop(call)
+
+    def _fail(self, call: ToolCallState, error: Exception) -> None:
+        """Invalid or cut-off arguments: the call never runs, handled like a declined call."""
+        call.error = error
+        if call.status in (CallStatus.SKIPPED, CallStatus.FAILED):
+            return
+        call.status = CallStatus.FAILED
+        call.response = f"invalid arguments: {error}"
+        self._drop(call)
+
+    def _drop(self, call: ToolCallState) -> None:
         if call.streaming:
             call.dropped = True
             call.policy = None
+            call._backlog = []
         self._check_cancel()
 
     def _check_cancel(self) -> None:
@@ -385,32 +450,33 @@ class TurnCoordinator:
         if live and all(c.dropped for c in live):
             self.cancel_requested = True
 
-    def _complete(self, call: ToolCallState, request: ToolCallRequest) -> None:
-        """The call's arguments are complete: the flush-time evaluation, then edit / execute."""
+    def _complete(self, call: ToolCallState, finished: ToolCallFinished) -> None:
+        """The provider closed the call: decide (again, if the arguments changed), then edit / prompt / run."""
         call.streaming = False
-        call.id = call.id or request.id
-        call.name = call.name or request.name
-        call.error = request.error
-        arguments = dict(request.arguments)
+        call.id = call.id or finished.id
+        call.name = call.name or finished.name
+        if finished.error is not None or call.status in (CallStatus.SKIPPED, CallStatus.FAILED):
+            if finished.error is not None:
+                self._fail(call, finished.error)
+            return
+        arguments = dict(finished.arguments)
         call.arguments = arguments
-        call.result_mode = ResultMode(evaluate(self.policy_for(call.name).result, arguments, complete=True))
-        early = call.mode
-        if early is None:
-            if call.policy is None:
-                self._start_policy(call)  # the name arrived only now; this may decide already
-            if call.mode is None:
-                assert call.policy is not None
-                # Providers that send the arguments at once decide here: the same evaluator,
-                # with every parameter known (absent ones are absent).
-                self._decide(call, RunMode(call.policy.finish(arguments)))
-        elif call.policy is not None and RunMode(call.policy.finish(arguments)) is not early and not call.skipped:
-            # The complete arguments disagree with the early decision (only input the fragments
-            # cannot show whole, such as a duplicate key, does that): skip, or ask on them.
-            final = call.policy.resolved
+        policy = self.policy_for(call.name)
+        call.result_mode = ResultMode(evaluate(policy.result, arguments, complete=True))
+        final = RunMode(evaluate(policy.run, arguments, complete=True))
+        if call.policy is not None:
+            call.policy.finish(arguments)
+        if call.mode is None:
+            self._decide(call, final, arguments)
+        elif final is not call.mode or not _agrees(call.basis, arguments):
+            # What was decided on is not what would run: decide again on the complete arguments.
+            call.reprompt = call.prompts > 0
             call.status = CallStatus.PENDING
-            self._decide(call, RunMode.SKIP if final is RunMode.SKIP else RunMode.ASK)
+            self._decide(call, final, arguments)
         elif call.status is CallStatus.EDITING:
-            self._run_edit(call)
+            self._request_edit(call)
+        elif call.status is CallStatus.PENDING:
+            self._ask(call)  # a catch-all ask: now with every argument
         else:
             self._maybe_execute(call)
         self._check_cancel()
@@ -420,46 +486,75 @@ class TurnCoordinator:
             return
         call.executed = True
         if self.execute is not None:
-            result = self.execute(call)
-            if inspect.isawaitable(result):
-                self._defer(call, "execute", result)
-            else:
-                call.result = result
-
-    def _defer(self, call: ToolCallState, kind: str, awaitable: Any) -> None:
-        if not self._async:
-            close = getattr(awaitable, "close", None)
-            if close is not None:
-                close()
-            raise TypeError(f"the {kind} callback returned an awaitable: drive the coordinator with arun()")
-        self._awaitables.append((call, kind, awaitable))
+            self.requests.append(Request("execute", call, call.prompts))
 
     # -- answers ---------------------------------------------------------------
 
-    def answer(self, call: ToolCallState, approved: bool) -> None:
-        """Answer ``call``'s prompt. While ``run`` streams this is queued (any thread) and applied between events."""
-        with self._lock:
-            if self._running:
-                self._answers.append((call, approved))
-                return
-        self._apply(call, approved)
+    def answer(self, call: ToolCallState, answer: Any, generation: int | None = None) -> None:
+        """Answer ``call``'s prompt (``True``, ``False`` or ``"edit"``); safe from any thread.
 
-    def _apply_answers(self) -> None:
+        Answers queue and apply between events (:meth:`apply_answers`); one for an older prompt
+        (``generation`` below ``call.prompts``) is ignored.
+        """
+        with self._lock:
+            self._answers.append((call, generation, answer))
+            driven = self.driving
+        if not driven:
+            self._serve()
+
+    def edited(self, call: ToolCallState, arguments: Any, generation: int | None = None) -> None:
+        """The editor's result for ``call`` (``None`` declines); safe from any thread."""
+        with self._lock:
+            self._answers.append((call, generation, _Edited(arguments)))
+            driven = self.driving
+        if not driven:
+            self._serve()
+
+    def _serve(self) -> None:
+        """No driver runs (the answer came after the stream): apply it and carry out what follows here."""
+        from .drivers import serve_inline
+
+        serve_inline(self)
+
+    def apply_answers(self) -> None:
+        """Apply the answers queued since the last call (drivers call this between events)."""
         if not self._answers:
             return
         with self._lock:
             answers, self._answers = self._answers, []
-        for call, approved in answers:
-            self._apply(call, approved)
+        for call, generation, answer in answers:
+            if generation is not None and generation != call.prompts:
+                continue
+            if type(answer) is _Edited:
+                self._apply_edit(call, answer.arguments)
+            else:
+                self._apply(call, answer)
 
-    def _apply(self, call: ToolCallState, approved: bool) -> None:
+    def _apply(self, call: ToolCallState, answer: Any) -> None:
         if call.status is not CallStatus.PROMPTING:
             return
-        if approved:
+        if isinstance(answer, str):
+            if answer == EDIT and self.edit is not None:
+                call.status = CallStatus.EDITING  # the mode stays ask: the editor runs on complete arguments
+                if call.complete:
+                    self._request_edit(call)
+            else:
+                self._skip(call, SKIPPED_BY_USER)
+        elif answer:
             call.status = CallStatus.APPROVED
             self._maybe_execute(call)
         else:
             self._skip(call, SKIPPED_BY_USER)
+
+    def _apply_edit(self, call: ToolCallState, edited: Any) -> None:
+        if call.status is not CallStatus.EDITING:
+            return
+        if edited is None:
+            self._skip(call, SKIPPED_BY_USER)
+            return
+        call.arguments = dict(edited)  # not evaluated again
+        call.status = CallStatus.APPROVED
+        self._maybe_execute(call)
 
     # -- drivers ---------------------------------------------------------------
 
@@ -468,140 +563,33 @@ class TurnCoordinator:
         calls = [self.calls[i] for i in sorted(self.calls)]
         return TurnResult(calls, list(self.events), self.finish_reason, self.cancelled)
 
-    def run(self, events: Iterable[Any], close: Callable[[], Any] | None = None) -> TurnResult:
-        """Drive the coordinator over ``events`` (e.g. ``providers.anthropic.to_events(stream)``).
-
-        ``close`` cancels the provider stream (``stream.close``); it is called, and
-        ``events`` closed, as soon as the stream is no longer needed.
-        """
-        with self._lock:
-            self._running = True
-        iterator = iter(events)
-        try:
-            for event in iterator:
-                self.handle(event)
-                if self.cancel_requested:
-                    break
-            self._apply_answers()
-        finally:
-            with self._lock:
-                self._running = False
-            self._apply_answers()
-            if self.cancel_requested:
-                self._cancel(iterator, close)
-        return self.result()
-
-    def _cancel(self, iterator: Any, close: Callable[[], Any] | None) -> None:
+    def mark_cancelled(self) -> None:
+        """The driver cancelled the provider stream: no call streams any more."""
         self.cancelled = True
         for call in self.calls.values():
             call.streaming = False
         if self.finish_reason is None:
             self.finish_reason = FinishReason.CANCELLED
-        if close is not None:
-            close()
-        closer = getattr(iterator, "close", None)
-        if closer is not None:
-            closer()
+
+    def run(self, events: Iterable[Any], close: Callable[[], Any] | None = None) -> TurnResult:
+        """Drive the coordinator over ``events``; prompts and edits run on a worker thread while the
+        stream keeps being read (:func:`argstream.policy.drivers.run_threaded`)."""
+        from .drivers import run_threaded
+
+        return run_threaded(self, events, close)
 
     async def arun(self, events: AsyncIterable[Any] | Iterable[Any], close: Callable[[], Any] | None = None) -> TurnResult:
-        """Async twin of :meth:`run`: awaitable callbacks run concurrently with the stream.
+        """Async twin of :meth:`run` (:func:`argstream.policy.drivers.arun`)."""
+        from .drivers import arun
 
-        A prompt is answered while the arguments keep streaming; prompts are shown one
-        at a time. ``close`` may be a coroutine function (``AsyncStream.close``).
-        """
-        if hasattr(events, "__aiter__"):
-            iterator: Any = events.__aiter__()
-        else:
-            iterator = _AsyncOver(iter(events))
-        self._async = True
-        prompt_lock = asyncio.Lock()
-        tasks: set[asyncio.Task[Any]] = set()
-        next_event: asyncio.Task[Any] | None = None
-
-        def schedule() -> None:
-            for call, kind, awaitable in self._awaitables:
-                tasks.add(asyncio.ensure_future(self._await(call, kind, awaitable, prompt_lock)))
-            self._awaitables.clear()
-
-        try:
-            while not self.cancel_requested:
-                if next_event is None:
-                    next_event = asyncio.ensure_future(iterator.__anext__())
-                done, _ = await asyncio.wait({next_event, *tasks}, return_when=asyncio.FIRST_COMPLETED)
-                for task in done - {next_event}:
-                    tasks.discard(task)
-                    task.result()
-                if next_event in done:
-                    finished, next_event = next_event, None
-                    try:
-                        event = finished.result()
-                    except StopAsyncIteration:
-                        break
-                    self.handle(event)
-                schedule()
-            if self.cancel_requested:
-                if next_event is not None:
-                    next_event.cancel()
-                    try:
-                        await next_event
-                    except (asyncio.CancelledError, StopAsyncIteration, Exception):
-                        pass
-                    next_event = None
-                self.cancelled = True
-                for call in self.calls.values():
-                    call.streaming = False
-                if self.finish_reason is None:
-                    self.finish_reason = FinishReason.CANCELLED
-                if close is not None:
-                    closed = close()
-                    if inspect.isawaitable(closed):
-                        await closed
-                aclose = getattr(iterator, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-            # The stream is over; prompts and runs still pending finish now.
-            while tasks or self._awaitables:
-                schedule()
-                if tasks:
-                    done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-                    for task in done:
-                        tasks.discard(task)
-                        task.result()
-        finally:
-            if next_event is not None and not next_event.done():
-                next_event.cancel()
-            for task in tasks:
-                task.cancel()
-        return self.result()
-
-    async def _await(self, call: ToolCallState, kind: str, awaitable: Any, prompt_lock: asyncio.Lock) -> None:
-        if kind == "execute":
-            call.result = await awaitable
-            return
-        async with prompt_lock:  # one prompt or editor at a time
-            answer = await awaitable
-        if kind == "edit":
-            self._edited(call, answer)
-        elif answer is not None:
-            self._apply(call, bool(answer))
+        return await arun(self, events, close)
 
 
-class _AsyncOver:
-    """A plain iterator seen as an async one (for ``arun`` over recorded events)."""
+@dataclass(frozen=True)
+class _Edited:
+    arguments: Any
 
-    def __init__(self, iterator: Any) -> None:
-        self._iterator = iterator
 
-    def __aiter__(self) -> _AsyncOver:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return next(self._iterator)
-        except StopIteration:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        closer = getattr(self._iterator, "close", None)
-        if closer is not None:
-            closer()
+def _agrees(basis: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:
+    """Every value a decision rested on (or a prompt showed) is what the complete arguments hold."""
+    return all(key in arguments and json_equal(arguments[key], value) for key, value in basis.items())

@@ -9,16 +9,15 @@ never match. ``check`` tells whether the keyword suits a parameter type.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._ecma_regex import compile_pattern
+from ._ecma_regex import LinearPattern, compile_linear
 
 __all__ = [
     "TypedMatcher", "ConstMatcher", "EnumMatcher", "PatternMatcher", "PrefixMatcher", "PathPrefixMatcher",
     "MinimumMatcher", "MaximumMatcher", "ExclusiveMinimumMatcher", "ExclusiveMaximumMatcher",
-    "MATCHER_KEYWORDS", "make_matcher", "json_equal", "json_type", "normalize_path",
+    "MATCHER_KEYWORDS", "make_matcher", "json_equal", "json_type", "normalize_path", "path_components",
 ]
 
 STRING_TYPES = frozenset({"string", "path"})
@@ -48,6 +47,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _finite(value: Any) -> bool:
+    """A number a bound can hold for: not a bool, not an infinity or NaN (``-1e400`` parses to ``-inf``)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and math.isfinite(value)
+
+
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values: ``1 == 1.0``, but ``true`` is not ``1``."""
     if _is_number(a) and _is_number(b):
@@ -59,6 +67,19 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
+
+
+def path_components(value: str) -> tuple[bool, tuple[str, ...]] | None:
+    """``(absolute, components)`` of a path from the model after normalising, or ``None`` when it may
+    escape every prefix: it climbs above its start (``src/../../x``, ``../x``), holds a NUL (which
+    truncates it for the OS) or a backslash (a separator on Windows, a plain character elsewhere).
+    """
+    if "\x00" in value or "\\" in value:
+        return None
+    absolute, parts = normalize_path(value)
+    if parts and parts[0] == "..":
+        return None
+    return absolute, parts
 
 
 def normalize_path(path: str) -> tuple[bool, tuple[str, ...]]:
@@ -182,15 +203,15 @@ class PatternMatcher(TypedMatcher):
     keyword: ClassVar[str] = "pattern"
     types: ClassVar[frozenset[str] | None] = STRING_TYPES
     pattern: str
-    regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    regex: LinearPattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.pattern, str):
             raise ValueError(f"'pattern' takes a string, not {_type_name(self.pattern)}")
-        object.__setattr__(self, "regex", compile_pattern(self.pattern))
+        object.__setattr__(self, "regex", compile_linear(self.pattern))
 
     def matches(self, value: Any) -> bool:
-        return isinstance(value, str) and self.regex.search(value) is not None
+        return isinstance(value, str) and self.regex.search(value)
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, PatternMatcher):
@@ -229,9 +250,13 @@ class PrefixMatcher(TypedMatcher):
 
 @dataclass(frozen=True)
 class PathPrefixMatcher(PrefixMatcher):
-    """``prefix`` on a path: compared by components after normalising ``.``, ``..`` and separators."""
+    """``prefix`` on a path: compared by components (see :func:`path_components`); a value that could
+    escape the prefix (a ``..`` segment, a NUL, an absolute value against a relative prefix) never matches.
 
-    types: ClassVar[frozenset[str] | None] = frozenset({"path"})
+    Used for every parameter declared ``"format": "path"``, and for any prefix that contains ``/``.
+    """
+
+    types: ClassVar[frozenset[str] | None] = STRING_TYPES
     parts: tuple[bool, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -243,7 +268,10 @@ class PathPrefixMatcher(PrefixMatcher):
         return absolute == mine_abs and parts[: len(mine)] == mine
 
     def matches(self, value: Any) -> bool:
-        return isinstance(value, str) and self._holds(*normalize_path(value))
+        if not isinstance(value, str):
+            return False
+        parts = path_components(value)
+        return parts is not None and self._holds(*parts)
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, PathPrefixMatcher):
@@ -275,7 +303,7 @@ class MinimumMatcher(_Bound):
         self._check_bound()
 
     def matches(self, value: Any) -> bool:
-        return _is_number(value) and value >= self.bound
+        return _finite(value) and value >= self.bound
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, (MinimumMatcher, ExclusiveMinimumMatcher)):
@@ -294,7 +322,7 @@ class ExclusiveMinimumMatcher(_Bound):
         self._check_bound()
 
     def matches(self, value: Any) -> bool:
-        return _is_number(value) and value > self.bound
+        return _finite(value) and value > self.bound
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, ExclusiveMinimumMatcher):
@@ -315,7 +343,7 @@ class MaximumMatcher(_Bound):
         self._check_bound()
 
     def matches(self, value: Any) -> bool:
-        return _is_number(value) and value <= self.bound
+        return _finite(value) and value <= self.bound
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, (MaximumMatcher, ExclusiveMaximumMatcher)):
@@ -334,7 +362,7 @@ class ExclusiveMaximumMatcher(_Bound):
         self._check_bound()
 
     def matches(self, value: Any) -> bool:
-        return _is_number(value) and value < self.bound
+        return _finite(value) and value < self.bound
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, ExclusiveMaximumMatcher):
@@ -362,7 +390,7 @@ def make_matcher(keyword: str, value: Any, param_type: str | None = None) -> Typ
     Raises ``ValueError`` for an unknown keyword or a malformed value (checking the value
     against ``param_type`` is :meth:`TypedMatcher.check`'s job).
     """
-    if keyword == "prefix" and param_type == "path":
+    if keyword == "prefix" and (param_type == "path" or (isinstance(value, str) and "/" in value)):
         return PathPrefixMatcher(value)
     cls = MATCHER_KEYWORDS.get(keyword)
     if cls is None:

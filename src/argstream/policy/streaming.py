@@ -23,6 +23,7 @@ from typing import Any
 from ..aggregate import Completed, FragmentAggregator
 from ..events import ToolCallArgumentProgress
 from .evaluation import IMPLICIT, PENDING, fallback_mode, first_match
+from .matchers import json_equal
 from .rules import Mode, RunRule
 
 __all__ = ["StreamingPolicyState"]
@@ -32,10 +33,10 @@ class StreamingPolicyState:
     """Per-tool-call policy state: the parameters known so far and the decision, once there is one.
 
     ``resolved`` is ``None`` while waiting. A policy with no conditional rule
-    resolves at construction. Once resolved, further input is ignored until
-    :meth:`finish`, which checks the early decision against the complete
-    arguments (they differ only for input the fragments cannot show whole, such
-    as a duplicate key, and then ``revised`` holds the early mode).
+    resolves at construction. Once resolved, further input is ignored, except a
+    top-level parameter that arrives again with another value (a duplicate key):
+    then the decision is made again, and ``revised`` holds the mode it replaced.
+    :meth:`finish` checks the decision against the complete arguments.
     """
 
     def __init__(self, rules: Iterable[RunRule]) -> None:
@@ -84,13 +85,30 @@ class StreamingPolicyState:
     # -- input -----------------------------------------------------------------
 
     def feed_parameter(self, key: str, value: Any) -> Mode | None:
-        """Top-level parameter ``key`` is complete with ``value``; return the decision so far."""
+        """Top-level parameter ``key`` is complete with ``value``; return the decision so far.
+
+        A key that arrives again with another value (a duplicate key in the argument text)
+        replaces the first: a decision that rested on the replaced value is made again.
+        """
+        if key in self.known_params and not json_equal(self.known_params[key], value):
+            return self._replace(key, value)
         if self.resolved is not None:
             return self.resolved
         self.known_params[key] = value
         if key in self._by_param:
             return self._evaluate()
         return None
+
+    def _replace(self, key: str, value: Any) -> Mode | None:
+        self.known_params[key] = value
+        for i in self._by_param.get(key, ()):
+            self._matched.discard(i)
+        early = self.resolved
+        self.resolved = self.rule_index = None
+        decided = self._evaluate()
+        if early is not None and decided != early:
+            self.revised = early
+        return decided
 
     def feed_nested_element(self, top_level_key: str, path: Sequence[str | int], value: Any) -> Mode | None:
         """A value below ``top_level_key`` is complete: ``path`` leads to it (keys and array indexes).
@@ -115,12 +133,12 @@ class StreamingPolicyState:
 
     def feed_completed(self, completed: Completed) -> Mode | None:
         """A value completed by a :class:`FragmentAggregator` (the caller's own aggregator)."""
-        if self.resolved is not None:
-            return self.resolved
         path, value = completed.path, completed.value
         depth = len(path)
         if depth == 1:
             return self.feed_parameter(path[0], value)  # type: ignore[arg-type]
+        if self.resolved is not None:
+            return self.resolved
         if depth == 0:
             return self.finish(value if isinstance(value, dict) else {})
         if type(value) is list:
@@ -140,13 +158,14 @@ class StreamingPolicyState:
         return self._evaluate() if hit else None
 
     def feed(self, progress: Any) -> Mode | None:
-        """Feed a ``ToolCallArgumentProgress``, a fragment (nested or a ``(path, leaf)`` pair), or a list of them."""
-        if self.resolved is not None:
-            return self.resolved
+        """Feed a ``ToolCallArgumentProgress``, a fragment (nested or a ``(path, leaf)`` pair), or a list of them.
+
+        The fragments are aggregated here; a consumer that already has the completed values
+        (the ``completed`` field of the stream's progress items) calls :meth:`feed_completed`.
+        """
         if isinstance(progress, list):
             for item in progress:
-                if self.feed(item) is not None:
-                    break
+                self.feed(item)
             return self.resolved
         fragment = progress.fragment if isinstance(progress, ToolCallArgumentProgress) else progress
         completed = self._aggregator.push(fragment)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.console import COLOR_SYSTEMS, Console
@@ -82,6 +82,13 @@ def _chop(text: str, room: int) -> int:
         if used > room:
             return i
     return len(text)
+
+
+class _Line(NamedTuple):
+    """A line of argstream's own, drawn in order with the stream items."""
+
+    text: str
+    style: str
 
 
 class _CallView:
@@ -242,11 +249,9 @@ class TerminalRenderer:
             self._emit()
 
     def write_line(self, text: str, style: str | None = None) -> None:
-        """A line of argstream's own (a decision, a summary) between the live output, sanitised."""
-        with self._lock:
-            self._end_string()
-            self._line((visible(text), style or ""))
-            self._emit()
+        """A line of argstream's own (a decision, a summary) between the live output, sanitised;
+        held back with the items while a question waits."""
+        self.render(_Line(visible(text), style or ""))
 
     def hold(self, question: str = "") -> None:
         """Stop drawing (items are kept) and leave the cursor after ``question``, for a prompt."""
@@ -299,6 +304,9 @@ class TerminalRenderer:
             self._failed_call(item.id, item.name, item.error)
         elif cls is ToolCallFinished:
             self._finished(item)
+        elif cls is _Line:
+            self._end_string()
+            self._line((item.text, item.style))
         elif cls is StreamFinished:
             self._end_string()
             self._line((f"— {item.reason.value}", _DIM))
