@@ -253,8 +253,7 @@ def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace
     try:
         for item in iter_tool_stream(items, provider):
             renderer(item)
-            cls = type(item)
-            if cls is ToolCallFailed or (cls is StreamFinished and item.reason.value == "error"):
+            if isinstance(item, ToolCallFailed) or (isinstance(item, StreamFinished) and item.reason.value == "error"):
                 status = 1
     finally:
         renderer.close()
@@ -344,13 +343,15 @@ def _tool_specs(tools: Any) -> list[tuple[str, str, dict[str, Any]]]:
         return [(str(name), "", schema) for name, schema in tools.items()]
     if not isinstance(tools, list):
         raise CommandError("a tool list is a JSON array or a {name: schema} object")
-    specs = []
+    specs: list[tuple[str, str, dict[str, Any]]] = []
     for tool in tools:
         inner = tool.get("function", tool) if isinstance(tool, dict) else None
         if not isinstance(inner, dict) or not isinstance(inner.get("name"), str):
             raise CommandError(f"a tool definition without a name: {visible_line(json.dumps(tool))[:80]}")
         schema = inner.get("input_schema", inner.get("parameters", {"type": "object", "properties": {}}))
-        specs.append((inner["name"], inner.get("description", ""), schema))
+        if not isinstance(schema, dict):
+            raise CommandError(f"tool {visible_line(inner['name'])}: its schema is not a JSON object")
+        specs.append((inner["name"], str(inner.get("description", "")), schema))
     return specs
 
 
