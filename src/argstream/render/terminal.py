@@ -30,6 +30,7 @@ import sys
 import threading
 from typing import Any, NamedTuple, TextIO
 
+from pygments.lexers import get_lexer_by_name
 from rich.cells import cell_len, get_character_cell_size
 from rich.console import COLOR_SYSTEMS, Console
 from rich.style import Style
@@ -389,9 +390,10 @@ class TerminalRenderer:
         if cls is String and len(view.file) < 64:
             view.file.append(leaf.text)
         elif cls is Done:
-            lexer = Syntax.guess_lexer("".join(view.file)[-256:])
+            name = Syntax.guess_lexer("".join(view.file)[-256:])
             view.file = None
-            if lexer != "default":
+            if name != "default":  # the lexer object itself: by name, rich would look it up on every line
+                lexer = get_lexer_by_name(name)
                 view.syntax = Syntax("", lexer, theme="ansi_dark", background_color="default")
 
     def _string_text(self, view: _CallView, path: tuple, text: str, escape: bool) -> None:
