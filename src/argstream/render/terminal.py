@@ -260,8 +260,10 @@ class TerminalRenderer:
             self._held = []
             self._end_string()
             self._line_start()
-            if question:
-                self._put(visible(question), "bold")
+            for i, part in enumerate(visible(question).split("\n")):
+                if i:
+                    self._newline()
+                self._put(part, "bold")
             self._emit()
             self._col = 0  # the answer's newline, echoed by the terminal, ends the line
 
