@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -150,3 +151,15 @@ def test_a_slow_pipe_gives_output_before_it_closes(args, first, rest, expected) 
     proc.stdin.write(rest)
     proc.stdin.close()
     assert proc.wait(timeout=60) == 0
+
+
+def test_ctrl_c_at_a_prompt_exits_130_on_a_line_of_its_own(tmp_path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(POLICY)
+    proc, master = spawn("demo", "--delay", "0.01", "--policy", str(policy))
+    seen = bytearray()
+    read_until(master, b"Allow? [y/n", seen)
+    proc.send_signal(signal.SIGINT)
+    out = finish(proc, master, seen).decode()
+    assert proc.returncode == 130
+    assert out.endswith("\r\nargstream: interrupted\r\n") and "Traceback" not in out

@@ -511,6 +511,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _fail(str(exc), sys.stderr)
         return exc.status
     except KeyboardInterrupt:
+        if sys.stderr.isatty():  # the ^C left the cursor mid-line (a prompt, a streaming string)
+            sys.stderr.write("\n")
         _fail("interrupted", sys.stderr)
         return 130
     except BrokenPipeError:
