@@ -114,3 +114,39 @@ def test_live_needs_a_known_tool_list(tmp_path, capsys) -> None:
     tools.write_text('"fs_create_file"')
     assert main(["live", "--provider", "anthropic", "--model", "m", "--tools", str(tools), "go"]) == 1
     assert capsys.readouterr().err == "argstream: a tool list is a JSON array or a {name: schema} object\n"
+
+
+OWN = Path(__file__).resolve().parent / "recordings"
+
+
+@pytest.mark.parametrize(("provider", "sdk", "recording"), [
+    ("openai_responses", "openai", "responses_create_and_modify"),
+    ("gemini", "google.genai", "gemini_partial_args"),
+    ("ollama", "ollama", "ollama_create_and_modify"),
+])
+def test_live_and_record_with_every_sdk(tmp_path, capsys, monkeypatch, provider, sdk, recording) -> None:
+    """Each SDK's stream renders every expected call, and what ``record`` writes replays to the same screen."""
+    pytest.importorskip(sdk)
+    from loopback import ndjson
+
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    items = [json.loads(line) for line in (OWN / f"{recording}.chunks.txt").read_text(encoding="utf-8").splitlines()]
+    expected = json.loads((OWN / f"{recording}.expected.json").read_text(encoding="utf-8"))
+    if provider == "ollama":
+        reply = Reply.body(ndjson(items), 61, content_type="application/x-ndjson")
+    else:
+        reply = Reply.body(sse(items, event_field="type" if provider == "openai_responses" else None), 61)
+    url_suffix = "/v1" if provider == "openai_responses" else ""
+    with LoopbackServer(reply) as server:
+        base = ["--provider", provider, "--model", "m", "--base-url", server.url + url_suffix]
+        assert main(["live", *base, "--no-color", "go"]) == 0
+        live = capsys.readouterr().out
+        assert main(["record", *base, "go"]) == 0
+        recorded = capsys.readouterr().out
+    for call in expected["tool_calls"]:
+        assert f"▶ {call['name']}" in live
+    path = tmp_path / "rec.jsonl"
+    path.write_text(recorded)
+    assert main(["replay", str(path), "--no-color"]) == 0
+    assert capsys.readouterr().out == live

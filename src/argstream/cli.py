@@ -32,7 +32,7 @@ from .render.sanitize import visible_line
 __all__ = ["main", "read_wire", "wire_objects"]
 
 PROVIDERS = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
-SDK_PROVIDERS = ["anthropic", "openai_chat", "openai_responses", "ollama"]
+SDK_PROVIDERS = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
 _READ_SIZE = 1 << 16
 
 
@@ -386,10 +386,30 @@ def _request(args: argparse.Namespace, tools: Any) -> Any:
             model=args.model, input=args.prompt, stream=True, max_output_tokens=args.max_tokens,
             tools=[{"type": "function", **f} for f in functions],
         )
+    if args.provider == "gemini":
+        genai = _sdk("google.genai", "gemini")
+        types = importlib.import_module("google.genai.types")
+        try:
+            client = genai.Client(http_options=types.HttpOptions(base_url=args.base_url) if args.base_url else None)
+        except ValueError as exc:  # no API key in the environment
+            raise CommandError(f"gemini: {exc}") from None
+        declarations = [types.FunctionDeclaration(name=n, description=d, parameters_json_schema=s) for n, d, s in specs]
+        config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=declarations)],
+                                             max_output_tokens=args.max_tokens)
+        return _holding(client, client.models.generate_content_stream(model=args.model, contents=args.prompt,
+                                                                        config=config))
     ollama = _sdk("ollama", "ollama")
     client = ollama.Client(host=args.base_url)
     return client.chat(model=args.model, messages=messages, stream=True,
                        tools=[{"type": "function", "function": f} for f in functions])
+
+
+def _holding(client: Any, stream: Iterable[Any]) -> Iterator[Any]:
+    """``stream``, keeping ``client`` alive while it is read (google-genai closes its HTTP client when collected)."""
+    try:
+        yield from stream
+    finally:
+        del client
 
 
 def _wire_dict(obj: Any) -> Any:
@@ -398,11 +418,19 @@ def _wire_dict(obj: Any) -> Any:
     return dump(mode="json", exclude_unset=True, by_alias=True) if dump is not None else obj
 
 
+_SDK_ERRORS = {
+    "anthropic": ("anthropic", ("AnthropicError",)),
+    "openai_chat": ("openai", ("OpenAIError",)),
+    "openai_responses": ("openai", ("OpenAIError",)),
+    "gemini": ("google.genai.errors", ("APIError",)),
+    "ollama": ("ollama", ("ResponseError", "RequestError")),
+}
+
+
 def _sdk_errors(provider: str) -> tuple[type[BaseException], ...]:
     """The SDK's own error classes, reported as one line (a refused key, a dropped connection)."""
-    module = {"anthropic": "anthropic", "ollama": "ollama"}.get(provider, "openai")
+    module, names = _SDK_ERRORS[provider]
     sdk = sys.modules.get(module)
-    names = ("AnthropicError", "OpenAIError", "ResponseError", "RequestError")
     errors = tuple(getattr(sdk, n) for n in names if isinstance(getattr(sdk, n, None), type))
     return errors + (ConnectionError,)
 
