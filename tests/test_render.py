@@ -251,3 +251,15 @@ def test_wrapping_never_exceeds_the_width(pieces, width) -> None:
 
     out = _render([TextDelta(p) for p in pieces], width=width)
     assert all(cell_len(line) <= width for line in out.splitlines())
+
+
+def test_json_style_resumes_cleanly_after_a_line_of_argstreams_own() -> None:
+    buf = io.StringIO()
+    renderer = TerminalRenderer(buf, color=False, style="json")
+    items = [ToolCallStarted("c", "t"), *_progress("c", "t", ['{"path": "a"', ', "n": 1}'])]
+    for item in items[:3]:
+        renderer(item)
+    renderer.write_line("  policy: ask")
+    for item in items[3:]:
+        renderer(item)
+    assert buf.getvalue() == '▶ t  c\n  {\n    "path": "a"\n  policy: ask\n    "n": 1\n  }\n'

@@ -532,10 +532,11 @@ class TerminalRenderer:
             self._put("[" if root_is_array else "{")
         for depth in range(len(brackets[-1][0]) + 1, len(path) + 1):
             entry = brackets[-1]
-            if entry[2]:
+            if entry[2] and self._col:  # (after a prompt or a line of argstream's, no comma on a line of its own)
                 self._put(",")
             entry[2] += 1
-            self._newline()
+            if self._col:
+                self._newline()
             step = path[depth - 1]
             self._put("  " * (depth + 1))
             if type(step) is str:
