@@ -29,6 +29,16 @@ try:
     import ijson
 except ImportError:  # pragma: no cover
     ijson = None
+try:
+    import json_stream
+    from json_stream_rs_tokenizer import RustTokenizer, rust_tokenizer_or_raise
+except ImportError:  # pragma: no cover
+    json_stream = None
+else:
+    try:  # the Rust tokenizer ships as a wheel; without one it would silently be a slow Python fallback
+        rust_tokenizer_or_raise()
+    except Exception:  # noqa: BLE001 - its own error type when the extension is missing
+        json_stream = None
 
 
 def _ijson_backend(name: str) -> Any:
@@ -64,9 +74,9 @@ QUADRATIC_SKIP = 20.0
 # -- implementations: (chunks) -> checksum; the *_collect twins keep everything for verification -----
 
 
-def argstream_stream(cls: Any, chunks: list) -> int:
+def argstream_stream(cls: Any, chunks: list, **options: Any) -> int:
     """One parser; push every chunk, then finish. Returns the number of fragments."""
-    p = cls()
+    p = cls(**options)
     push = p.push
     n = 0
     for chunk in chunks:
@@ -74,8 +84,8 @@ def argstream_stream(cls: Any, chunks: list) -> int:
     return n + len(p.finish())
 
 
-def argstream_collect(cls: Any, chunks: list) -> tuple[Any, int]:
-    p = cls()
+def argstream_collect(cls: Any, chunks: list, **options: Any) -> tuple[Any, int]:
+    p = cls(**options)
     agg = argstream.FragmentAggregator()
     n = 0
     for chunk in chunks:
@@ -130,6 +140,16 @@ def orjson_once(chunks: list[str]) -> Any:
     return orjson.loads("".join(chunks))
 
 
+def json_loads_once(chunks: list[str]) -> Any:
+    """The standard library's floor: join everything, ``json.loads`` once at the end."""
+    return json.loads("".join(chunks))
+
+
+def json_stream_rs(chunks: list[str]) -> Any:
+    """json-stream pulling the chunks through its Rust tokenizer, building the whole value."""
+    return json_stream.to_standard_types(json_stream.load(iter(chunks), tokenizer=RustTokenizer))
+
+
 def find_floor(chunks: list[str]) -> int:
     """The floor for touching each chunk at all: one ``str.find`` per chunk."""
     n = 0
@@ -166,7 +186,7 @@ def axio_collect(chunks: list[str]) -> tuple[dict[str, str], int]:
 # -- the matrix ---------------------------------------------------------------------------------
 
 
-def _skip(impl: str, name: str, n: int) -> str | None:
+def stream_skip(impl: str, name: str, n: int) -> str | None:
     """Why ``impl`` does not run on this corpus / chunk size (``None``: it runs)."""
     if impl.startswith("argstream-cython") and ParserC is None:
         return "compiled core not built (IncrementalArgParserC is None)"
@@ -181,6 +201,8 @@ def _skip(impl: str, name: str, n: int) -> str | None:
         return "ijson not installed"
     if impl == "orjson-once" and orjson is None:
         return "orjson not installed"
+    if impl == "json-stream-rs" and json_stream is None:
+        return "json-stream with its Rust tokenizer (json-stream-rs-tokenizer) not installed"
     if impl == "axio":
         if ToolArgStream is None:
             return "axio not importable"
@@ -206,6 +228,8 @@ STREAM_IMPLS = (
     "ijson-push",
     "ijson-python",
     "orjson-once",
+    "json.loads-once",
+    "json-stream-rs",
     "str.find-floor",
     "axio",
 )
@@ -218,7 +242,7 @@ PARAMS = [
 ]
 
 
-def _timed_and_verify(impl: str, c: Corpus, n: int) -> tuple[Callable[[list], Any], list, Callable[[Any], None]]:
+def stream_case(impl: str, c: Corpus, n: int) -> tuple[Callable[[list], Any], list, Callable[[Any], None]]:
     """The function to time, its chunks, and the check of its result."""
     expected = c.value
     if impl.startswith("argstream-"):
@@ -247,12 +271,12 @@ def _timed_and_verify(impl: str, c: Corpus, n: int) -> tuple[Callable[[list], An
             assert result == count
 
         return fn, chunks, verify
-    if impl in ("jiter-reparse", "orjson-once"):
+    if impl in VALUE_IMPLS:
 
         def verify(result: Any) -> None:
             assert result == expected
 
-        return (jiter_reparse if impl == "jiter-reparse" else orjson_once), c.chunks(n), verify
+        return VALUE_IMPLS[impl], c.chunks(n), verify
     if impl == "str.find-floor":
         chunks = c.chunks(n)
 
@@ -272,14 +296,23 @@ def _timed_and_verify(impl: str, c: Corpus, n: int) -> tuple[Callable[[list], An
     raise AssertionError(impl)
 
 
+# Implementations whose timed call returns the decoded value itself.
+VALUE_IMPLS: dict[str, Callable[[list], Any]] = {
+    "jiter-reparse": jiter_reparse,
+    "orjson-once": orjson_once,
+    "json.loads-once": json_loads_once,
+    "json-stream-rs": json_stream_rs,
+}
+
+
 @pytest.mark.parametrize(("name", "n", "impl"), PARAMS)
 def test_stream(benchmark: Any, name: str, n: int, impl: str) -> None:
     """Stream one corpus in ``n``-unit chunks through one implementation."""
-    reason = _skip(impl, name, n)
+    reason = stream_skip(impl, name, n)
     if reason:
         pytest.skip(reason)
     c = corpus(name)
-    fn, chunks, verify = _timed_and_verify(impl, c, n)
+    fn, chunks, verify = stream_case(impl, c, n)
     estimate = _quadratic_seconds(impl, name, chunks)
     if estimate > QUADRATIC_SKIP:
         pytest.skip(f"quadratic: ~{estimate:.0f} s per round")
@@ -300,6 +333,30 @@ def test_stream(benchmark: Any, name: str, n: int, impl: str) -> None:
     else:
         result = benchmark(fn, chunks)
     verify(result)
+
+
+# -- the parser's options: their cost on, and (against test_stream) that off costs nothing ------------
+
+OPTIONS = {"off": {}, "catch_duplicate_keys": {"catch_duplicate_keys": True}, "spans": {"spans": True}}
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+@pytest.mark.parametrize("impl", ["argstream-cython", "argstream-python", "argstream-cython-bytes"])
+@pytest.mark.parametrize("name", ["W1-100K", "W3"])
+def test_options(benchmark: Any, name: str, impl: str, option: str) -> None:
+    """One corpus in 32-unit chunks with each option of ``IncrementalArgParser`` on."""
+    if impl.startswith("argstream-cython") and ParserC is None:
+        pytest.skip("compiled core not built (IncrementalArgParserC is None)")
+    c = corpus(name)
+    cls = ParserC if impl.startswith("argstream-cython") else ParserPy
+    chunks = c.byte_chunks(32) if impl.endswith("-bytes") else c.chunks(32)
+    options = OPTIONS[option]
+    benchmark.group = f"{name} chunk=32 options"
+    benchmark.extra_info.update(corpus=name, chunk=32, impl=impl, option=option)
+    result = benchmark(argstream_stream, cls, chunks, **options)
+    value, count = argstream_collect(cls, chunks, **options)
+    assert value == c.value
+    assert result == count
 
 
 # -- one push of the whole 1 MB document ---------------------------------------------------------
@@ -323,35 +380,51 @@ def _one_push(cls: Any, doc: Any) -> list:
     return out
 
 
+def whole_skip(impl: str) -> str | None:
+    """Why ``impl`` does not run on the whole document (``None``: it runs)."""
+    if impl.startswith("argstream-cython") and ParserC is None:
+        return "compiled core not built (IncrementalArgParserC is None)"
+    if impl.startswith("orjson") and orjson is None:
+        return "orjson not installed"
+    if impl.startswith("jiter") and jiter is None:
+        return "jiter not installed"
+    return None
+
+
+def whole_case(impl: str, c: Corpus) -> tuple[Callable[[Any], Any], Any, Callable[[Any], None]]:
+    """The function to time on the whole document, its argument, and the check of its result."""
+    if impl.startswith("argstream-"):
+        cls = ParserC if impl.startswith("argstream-cython") else ParserPy
+
+        def push_once(doc: Any) -> list:
+            return _one_push(cls, doc)
+
+        def verify_fragments(frags: list) -> None:
+            agg = argstream.FragmentAggregator()
+            agg.extend(frags)
+            assert agg.value == c.value
+
+        return push_once, (c.data if impl.endswith("-bytes") else c.text), verify_fragments
+
+    def verify(result: Any) -> None:
+        assert result == c.value
+
+    fn = {"orjson.loads": orjson and orjson.loads, "orjson.loads-bytes": orjson and orjson.loads,
+          "json.loads": json.loads, "jiter.from_json": jiter and jiter.from_json}[impl]
+    return fn, (c.data if impl.endswith("-bytes") or impl.startswith("jiter") else c.text), verify
+
+
 @pytest.mark.parametrize("impl", WHOLE_IMPLS)
 def test_whole(benchmark: Any, impl: str) -> None:
     """The whole 1 MB W1 document at once: argstream's single-push cost against plain parsers."""
+    reason = whole_skip(impl)
+    if reason:
+        pytest.skip(reason)
     c = corpus(WHOLE)
-    if impl.startswith("argstream-cython") and ParserC is None:
-        pytest.skip("compiled core not built (IncrementalArgParserC is None)")
-    if impl.startswith("orjson") and orjson is None:
-        pytest.skip("orjson not installed")
-    if impl.startswith("jiter") and jiter is None:
-        pytest.skip("jiter not installed")
     benchmark.group = "W1 1MB whole"
     benchmark.extra_info.update(corpus=WHOLE, impl=impl, units=len(c.text), bytes=len(c.data))
-    if impl.startswith("argstream-"):
-        cls = ParserC if impl.startswith("argstream-cython") else ParserPy
-        doc = c.data if impl.endswith("-bytes") else c.text
-        frags = benchmark(_one_push, cls, doc)
-        agg = argstream.FragmentAggregator()
-        agg.extend(frags)
-        assert agg.value == c.value
-        return
-    if impl == "orjson.loads":
-        result = benchmark(orjson.loads, c.text)
-    elif impl == "orjson.loads-bytes":
-        result = benchmark(orjson.loads, c.data)
-    elif impl == "json.loads":
-        result = benchmark(json.loads, c.text)
-    else:
-        result = benchmark(jiter.from_json, c.data)
-    assert result == c.value
+    fn, arg, verify = whole_case(impl, c)
+    verify(benchmark(fn, arg))
 
 
 def test_workloads_are_deterministic() -> None:

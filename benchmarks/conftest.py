@@ -8,19 +8,14 @@ Run from the repository root, e.g.::
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parent / "src"
+import environment  # first: puts src/ on the path when argstream is not installed
 
-try:
-    import argstream  # noqa: F401
-except ImportError:  # not installed and no PYTHONPATH=src: use the working tree
-    sys.path.insert(0, str(SRC))
+HERE = Path(__file__).resolve().parent
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
@@ -32,36 +27,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     return None
 
 
-def _version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict) -> None:
     """Store the backends in the JSON output, so a saved run says what it measured."""
-    import argstream
-    from argstream import parser
-
-    info = {
-        "argstream": argstream.__version__,
-        "argstream_backend": argstream.BACKEND,
-        "argstream_cython_available": parser.IncrementalArgParserC is not None,
-        # argstream-python builds these too: the compiled ones unless ARGSTREAM_PURE=1
-        "fragment_types": argstream.String.__module__,
-        "jiter": _version("jiter"),
-        "orjson": _version("orjson"),
-        "ijson": _version("ijson"),
-        "axio": _version("axio"),
-    }
-    try:
-        import ijson
-
-        info["ijson_backend"] = ijson.backend
-    except ImportError:
-        pass
-    machine_info["argstream_bench"] = info
+    machine_info["argstream_bench"] = environment.versions()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

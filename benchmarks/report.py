@@ -4,15 +4,21 @@
     python benchmarks/report.py                       # run just the cases the ratios need, then report
     python benchmarks/report.py --full                # run the whole suite (slow), then report
     python benchmarks/report.py --save out.json -- --benchmark-min-rounds=3   # extra pytest args after --
+    python benchmarks/report.py --quick --save out.json   # CI: the margins, interleaved medians; exit 1 on a miss
 
 Ratios (the targets are for the compiled core; the same ratios for argstream-python, marked [py],
 are shown as information):
 
-(a) W1 100K, 32-char chunks: argstream-cython / str.find-floor (<= 3x) and
-    jiter-reparse / argstream-cython (>= 100x)
+(a) W1 100K, 32-char chunks: argstream-cython / str.find-floor (<= 3x),
+    jiter-reparse / argstream-cython (>= 100x) and json-stream-rs / argstream-cython (>= 4x)
 (b) argstream-cython at 32-char chunks: W1 1 MB / W1 100K (<= 12x; the sizes differ 10x)
 (c) one push of the whole 1 MB W1: argstream-cython / orjson.loads (<= 2x)
 (d) axio / argstream-python on W1 chunks (>= 2x), every W1 corpus and chunk size measured
+(e) W3, 32-char chunks: argstream-cython / json.loads of the joined text once (<= 6x)
+
+``--quick`` (``quick.py``) times only the cases of these margins, the pure twin's in a process of
+its own with ARGSTREAM_PURE=1 so that it builds its own fragment types, and fails when a margin
+is missed or could not be measured.
 
 Two information rows split (a): the C API from a Cython consumer against the floor, and the Python
 API (fragment objects, one call per chunk) against the C API.
@@ -32,9 +38,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
-# Enough for every ratio (a)-(d), without the rest of the matrix.
+# Enough for every ratio (a)-(e), without the rest of the matrix.
 RATIO_SELECTION = (
-    "(W1-100K-c32 and (argstream-cython or argstream-python or argstream-capi or floor or jiter or axio))"
+    "(W1-100K-c32 and (argstream-cython or argstream-python or argstream-capi or floor or jiter or json-stream"
+    " or axio))"
+    " or (W3-c32 and (argstream-cython or argstream-python or json.loads-once) and not bytes)"
     " or (W1-1M-c32 and (argstream-cython or argstream-python))"
     " or (test_whole and (argstream-cython or argstream-python or orjson.loads))"
     " or (W1 and (axio or argstream-python) and not bytes)"
@@ -45,13 +53,31 @@ OWN_MODULES = ("bench_core.py", "bench_capi.py")
 DEFAULT_PYTEST_ARGS = ("--benchmark-min-rounds=5", "--benchmark-max-time=0.5", "--benchmark-timer=time.process_time")
 
 
+def run_quick(json_path: Path) -> None:
+    """Run ``quick.py`` for the compiled core, then for the pure twin in its own process; merge the two."""
+    merged: dict = {"times": [], "skipped": []}
+    for which, pure in (("compiled", "0"), ("pure", "1")):
+        part = json_path.with_suffix(f".{which}.json")
+        env = dict(os.environ, ARGSTREAM_PURE=pure)
+        print(f"report: quick.py {which} (ARGSTREAM_PURE={pure})", file=sys.stderr)
+        proc = subprocess.run([sys.executable, str(HERE / "quick.py"), which, str(part)], env=env, cwd=HERE)
+        if proc.returncode:
+            sys.exit(f"report: quick.py {which} failed (exit {proc.returncode})")
+        doc = json.loads(part.read_text())
+        part.unlink()
+        merged["times"] += doc["times"]
+        merged["skipped"] += doc["skipped"]
+        merged.setdefault("machine_info", doc["machine_info"])
+        merged["machine_info"][f"argstream_bench_{which}"] = doc["machine_info"]["argstream_bench"]
+    json_path.write_text(json.dumps(merged, indent=1))
+
+
 def run_suite(json_path: Path, full: bool, extra: list[str]) -> None:
     """Run pytest on benchmarks/ writing ``json_path``; the pure twin if the core does not import."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
     if "ARGSTREAM_PURE" not in env:
-        probe = subprocess.run(
-            [sys.executable, "-c", "import argstream._tokenizer"], env=env, capture_output=True, cwd=ROOT
+        probe = subprocess.run(  # environment.py finds argstream as conftest.py will
+            [sys.executable, "-c", "import environment, argstream._tokenizer"], env=env, capture_output=True, cwd=HERE
         )
         if probe.returncode:
             print("report: the compiled core does not import; running with ARGSTREAM_PURE=1", file=sys.stderr)
@@ -70,6 +96,8 @@ def run_suite(json_path: Path, full: bool, extra: list[str]) -> None:
 def load(json_path: Path, stat: str) -> tuple[dict, dict]:
     """``{(corpus, chunk, impl): seconds}`` (chunk ``None`` for the whole-document group), and machine info."""
     doc = json.loads(json_path.read_text())
+    if "times" in doc:  # written by --quick: medians already
+        return {(c, n, impl): t for c, n, impl, t in doc["times"]}, doc["machine_info"]
     times = {}
     timers = sorted({str(b.get("options", {}).get("timer", "?")) for b in doc["benchmarks"]})
     machine = dict(doc.get("machine_info", {}), benchmark_timer=", ".join(timers))
@@ -93,45 +121,8 @@ def fmt_time(t: float | None) -> str:
     return f"{t / 1e-9:.3g} ns"
 
 
-def report(times: dict, machine: dict, stat: str) -> int:
-    """Print the table; return the number of targets missed by the compiled core."""
-    info = machine.get("argstream_bench", {})
-    timer = machine.get("benchmark_timer", "?")
-    has_c = any(k[2].startswith("argstream-cython") for k in times)
-    print(
-        f"argstream {info.get('argstream', '?')} (backend in use: {info.get('argstream_backend', '?')}): "
-        f"cython core {'measured' if has_c else 'NOT measured'}; "
-        f"jiter {info.get('jiter', '?')}, orjson {info.get('orjson', '?')}, ijson {info.get('ijson', '?')} "
-        f"({info.get('ijson_backend', '?')}), axio {info.get('axio', '?')}; stat: {stat}; "
-        f"python {machine.get('python_version', '?')}; timer: {timer}"
-    )
-    frag = info.get("fragment_types", "?")
-    print(
-        f"argstream-python builds fragments from {frag} "
-        f"({'pure dataclasses, as a pure install does' if frag.endswith('_py') else 'the compiled types'})"
-    )
-    rows: list[tuple[str, float | None, float | None, str, float | None]] = []
-
-    def add(label: str, num: tuple, den: tuple, op: str = "", target: float | None = None) -> None:
-        rows.append((label, times.get(num), times.get(den), op, target))
-
-    for backend in ("cython", "python"):
-        ours = f"argstream-{backend}"
-        tag = "" if backend == "cython" else " [py]"
-        add(f"(a) W1-100K c32: {ours} / str.find-floor{tag}",
-            ("W1-100K", 32, ours), ("W1-100K", 32, "str.find-floor"), "<=", 3)
-        add(f"(a) W1-100K c32: jiter-reparse / {ours}{tag}",
-            ("W1-100K", 32, "jiter-reparse"), ("W1-100K", 32, ours), ">=", 100)
-        add(f"(b) c32 {ours}: W1-1M / W1-100K{tag}", ("W1-1M", 32, ours), ("W1-100K", 32, ours), "<=", 12)
-        add(f"(c) 1MB whole: {ours} / orjson.loads{tag}",
-            ("W1-1M", None, ours), ("W1-1M", None, "orjson.loads"), "<=", 2)
-    for name, n, impl in sorted(k for k in times if k[2] == "axio"):
-        add(f"(d) {name} c{n}: axio / argstream-python", (name, n, "axio"), (name, n, "argstream-python"), ">=", 2)
-    add("(info) W1-100K c32: argstream-capi / str.find-floor",
-        ("W1-100K", 32, "argstream-capi"), ("W1-100K", 32, "str.find-floor"))
-    add("(info) W1-100K c32: argstream-cython / argstream-capi",
-        ("W1-100K", 32, "argstream-cython"), ("W1-100K", 32, "argstream-capi"))
-
+def _table(rows: list[tuple[str, float | None, float | None, str, float | None]], quick: bool) -> int:
+    """Print the ratio rows; return how many targets were missed (quick: or could not be measured)."""
     missed = 0
     width = max(len(r[0]) for r in rows)
     print(f"{'ratio':<{width}}  {'numerator':>10}  {'denominator':>11}  {'ratio':>8}  {'target':>8}  verdict")
@@ -139,6 +130,7 @@ def report(times: dict, machine: dict, stat: str) -> int:
         goal = f"{op} {target:g}" if target is not None else "-"
         if num is None or den is None:
             print(f"{label:<{width}}  {fmt_time(num):>10}  {fmt_time(den):>11}  {'n/a':>8}  {goal:>8}  not measured")
+            missed += quick and target is not None
             continue
         ratio = num / den
         if target is None:
@@ -150,6 +142,55 @@ def report(times: dict, machine: dict, stat: str) -> int:
             if not ok and not informational:
                 missed += 1
         print(f"{label:<{width}}  {fmt_time(num):>10}  {fmt_time(den):>11}  {ratio:>7.3g}x  {goal:>8}  {verdict}")
+    return missed
+
+
+def report(times: dict, machine: dict, stat: str, quick: bool = False) -> int:
+    """Print the table; return the number of targets missed by the compiled core (and, quick, not measured)."""
+    info = machine.get("argstream_bench", {})
+    timer = machine.get("benchmark_timer", "?")
+    has_c = any(k[2].startswith("argstream-cython") for k in times)
+    print(
+        f"argstream {info.get('argstream', '?')} (backend in use: {info.get('argstream_backend', '?')}): "
+        f"cython core {'measured' if has_c else 'NOT measured'}; "
+        f"jiter {info.get('jiter', '?')}, orjson {info.get('orjson', '?')}, ijson {info.get('ijson', '?')} "
+        f"({info.get('ijson_backend', '?')}), axio {info.get('axio', '?')}, json-stream {info.get('json-stream', '?')} "
+        f"(rs-tokenizer {info.get('json-stream-rs-tokenizer', '?')}); stat: {stat}; "
+        f"python {machine.get('python_version', '?')}; timer: {timer}"
+    )
+    frag = machine.get("argstream_bench_pure", info).get("fragment_types", "?")
+    print(
+        f"argstream-python builds fragments from {frag} "
+        f"({'pure dataclasses, as a pure install does' if frag.endswith('_py') else 'the compiled types'})"
+    )
+    rows: list[tuple[str, float | None, float | None, str, float | None]] = []
+
+    def add(label: str, num: tuple, den: tuple, op: str = "", target: float | None = None) -> None:
+        rows.append((label, times.get(num), times.get(den), op, target))
+
+    for backend in ("cython",) if quick else ("cython", "python"):
+        ours = f"argstream-{backend}"
+        tag = "" if backend == "cython" else " [py]"
+        add(f"(a) W1-100K c32: {ours} / str.find-floor{tag}",
+            ("W1-100K", 32, ours), ("W1-100K", 32, "str.find-floor"), "<=", 3)
+        add(f"(a) W1-100K c32: jiter-reparse / {ours}{tag}",
+            ("W1-100K", 32, "jiter-reparse"), ("W1-100K", 32, ours), ">=", 100)
+        add(f"(a) W1-100K c32: json-stream-rs / {ours}{tag}",
+            ("W1-100K", 32, "json-stream-rs"), ("W1-100K", 32, ours), ">=", 4)
+        add(f"(b) c32 {ours}: W1-1M / W1-100K{tag}", ("W1-1M", 32, ours), ("W1-100K", 32, ours), "<=", 12)
+        add(f"(c) 1MB whole: {ours} / orjson.loads{tag}",
+            ("W1-1M", None, ours), ("W1-1M", None, "orjson.loads"), "<=", 2)
+        add(f"(e) W3 c32: {ours} / json.loads once{tag}", ("W3", 32, ours), ("W3", 32, "json.loads-once"), "<=", 6)
+    for name, n in sorted({k[:2] for k in times if k[2] == "axio"} | ({("W1-100K", 32)} if quick else set())):
+        add(f"(d) {name} c{n}: axio / argstream-python", (name, n, "axio"), (name, n, "argstream-python"), ">=", 2)
+    if quick:
+        return _table(rows, quick)
+    add("(info) W1-100K c32: argstream-capi / str.find-floor",
+        ("W1-100K", 32, "argstream-capi"), ("W1-100K", 32, "str.find-floor"))
+    add("(info) W1-100K c32: argstream-cython / argstream-capi",
+        ("W1-100K", 32, "argstream-cython"), ("W1-100K", 32, "argstream-capi"))
+
+    missed = _table(rows, quick)
 
     # Per-chunk cost of the streaming parsers, for context.
     print()
@@ -197,16 +238,25 @@ def main(argv: list[str] | None = None) -> int:
         "--stat", default="min", choices=("min", "median", "mean"), help="default: min, least disturbed by load"
     )
     ap.add_argument("--strict", action="store_true", help="exit 1 when the compiled core misses a target")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI: time only the margins' cases (quick.py), interleaved medians; implies --strict")
     args = ap.parse_args(argv)
     if args.json is not None:
         json_path = args.json
     else:
         json_path = args.save or Path(tempfile.mkdtemp(prefix="argstream-bench-")) / "bench.json"
-        run_suite(json_path, args.full, extra)
+        if args.quick:
+            run_quick(json_path)
+        else:
+            run_suite(json_path, args.full, extra)
         print(f"report: results in {json_path}", file=sys.stderr)
     times, machine = load(json_path, args.stat)
-    missed = report(times, machine, args.stat)
-    return 1 if (args.strict and missed) else 0
+    quick = args.quick or "argstream_bench_compiled" in machine
+    missed = report(times, machine, "median" if quick else args.stat, quick)
+    if missed and (args.strict or args.quick):
+        print(f"report: {missed} margin(s) missed", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

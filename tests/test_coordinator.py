@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from argstream import ObjectEntry, String
+from argstream import EventBuilder, IncrementalArgParser, ObjectEntry, String
 from argstream.events import (
     ArgumentChunk,
     Finished,
@@ -445,8 +445,9 @@ def test_duplicate_key_that_contradicts_the_early_decision_is_asked_again() -> N
     events = call_events(0, "c", "fs_create_file", [text[:20], text[20:]]) + [Flush(0), Finished(FinishReason.TOOL_USE)]
     prompts: list[dict] = []
     ran: list[dict] = []
+    lenient = EventBuilder(parser_factory=IncrementalArgParser)  # lets the duplicate through (last wins)
     co = TurnCoordinator(policies("unattended", other="ask"), prompt=lambda c: prompts.append(c.arguments) or False,
-                         execute=lambda c: ran.append(c.arguments))
+                         execute=lambda c: ran.append(c.arguments), builder=lenient)
     result = co.run(events)
     assert prompts == [{"path": "/etc/passwd", "content": "x"}]
     assert ran == [] and result.calls[0].skipped

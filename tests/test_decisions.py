@@ -249,3 +249,35 @@ def test_invalid_arguments_mid_stream_fail_like_a_decline_and_cancel(make_parser
     call = result.calls[0]
     assert call.failed and call.response.startswith("invalid arguments") and not call.executed
     assert result.cancelled and closed == [True] and call.chunks == 2
+
+
+# -- duplicate keys are an error on the decision path by default ------------------------------------
+
+
+def test_duplicate_key_is_an_error_by_default_and_the_call_is_declined(backend: str, make_parser) -> None:
+    from argstream import DuplicateKeyError
+    from argstream.stream import ToolCallFailed
+
+    strict = EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True))
+    person = Person(True)
+    rendered: list[Any] = []
+    closed: list[bool] = []
+    events = events_for(['{"path":"README.md",', '"path":"/etc/passwd"}', ', "content": "x"}'])
+    co = TurnCoordinator(load_policies(SRC_ONLY, tools=TOOLS), prompt=person, builder=strict, render=rendered.append)
+    result = run_inline(co, events, close=lambda: closed.append(True))
+    call = result.calls[0]
+    assert call.failed and not call.executed and isinstance(call.error, DuplicateKeyError)
+    assert call.error.key == "path" and call.error.pos == len('{"path":"README.md","path"') - 1
+    assert person.shown == [{"path": "README.md"}]  # asked on the first value, never run on the second
+    assert result.cancelled and closed == [True]  # D26: the declined call was the only one streaming
+    assert [type(i) for i in rendered].count(ToolCallFailed) == 1
+
+
+def test_event_builder_rejects_duplicate_keys_by_default() -> None:
+    from argstream import DuplicateKeyError
+
+    builder = EventBuilder()
+    builder.handle_part(0, ToolCall(ToolCallStart("c", "t")))
+    builder.handle_part(0, ToolCall(ArgumentChunk('{"a": 1, "a": 2}')))
+    request = builder.handle_flush(0).kind
+    assert isinstance(request.error, DuplicateKeyError) and request.arguments == {}

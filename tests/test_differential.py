@@ -26,23 +26,25 @@ OPTIONS = st.fixed_dictionaries(
         "flat": st.booleans(),
         "surrogates": st.sampled_from(["replace", "pass"]),
         "max_depth": st.integers(1, 6),
+        "catch_duplicate_keys": st.booleans(),
+        "spans": st.booleans(),
     },
 )
 
 
 def trace(cls, chunks, options):
-    """Per call: ("ok", canonical fragments, fragments), or for the error: ("error", (fields, canonical
-    ``exc.fragments``), ``exc.fragments``); and the final (position, done)."""
+    """Per call: ("ok", (canonical fragments, spans), fragments), or for the error: ("error", (fields,
+    canonical ``exc.fragments``, spans), ``exc.fragments``); and the final (position, done)."""
     p = cls(**options)
     out = []
     for chunk in [*chunks, None]:
         try:
             got = p.push(chunk) if chunk is not None else p.finish()
         except ArgumentStreamError as exc:
-            detail = ((type(exc), exc.msg, exc.pos, exc.line, exc.col), [canon(f) for f in exc.fragments])
-            out.append(("error", detail, exc.fragments))
+            fields = (type(exc), exc.msg, exc.pos, exc.line, exc.col, getattr(exc, "key", None))
+            out.append(("error", (fields, [canon(f) for f in exc.fragments], p.spans), exc.fragments))
             break
-        out.append(("ok", [canon(f) for f in got], got))
+        out.append(("ok", ([canon(f) for f in got], p.spans), got))
     return out, (p.position, p.done)
 
 
@@ -81,7 +83,7 @@ def test_mutated_documents(case):
 
 @given(st.binary(max_size=40), st.lists(st.integers(0, 40), max_size=6))
 def test_arbitrary_bytes(data, points):
-    assert_same(cut(b'["' + data + b'"]', points), {})
+    assert_same(cut(b'["' + data + b'"]', points), {"spans": True})
 
 
 @pytest.mark.parametrize(
@@ -89,6 +91,8 @@ def test_arbitrary_bytes(data, points):
     [
         '{"a": [1, -2.5e-3, true, null, {"b": "\\u00e9\\ud83d\\ude00\\n"}], "c": ""}',
         '"\\ud800\\udc00\\ud800x\\udc00"',
+        '{"a": {"a": 1, "b": [{"a": 2}]}, "b": "x", "\\u0062": 3}',
+        '["\\ud800\\ud800\\u00e9\\ud83d',
         "[" * 600,
         "1" * 5000,
         '["\x01"]',
@@ -99,7 +103,9 @@ def test_arbitrary_bytes(data, points):
 @pytest.mark.parametrize("as_bytes", [False, True])
 def test_examples_one_unit_at_a_time(doc, as_bytes):
     data = doc.encode() if as_bytes else doc
-    for options in ({}, {"flat": True}, {"surrogates": "pass"}, {"max_depth": 3}):
+    for options in (
+        {}, {"flat": True}, {"surrogates": "pass"}, {"max_depth": 3}, {"catch_duplicate_keys": True}, {"spans": True},
+    ):
         assert_same([data[i : i + 1] for i in range(len(data))], options)
         assert_same([data], options)
 
@@ -122,3 +128,9 @@ def test_json_sanity():
     """The strategy produces what it claims (guards the differential tests against vacuity)."""
     doc = json.dumps({"a": [1, "é"]}, ensure_ascii=False)
     assert_same([doc], {})
+
+
+def test_invalid_utf8_after_a_lone_high_surrogate():
+    """The pending surrogate is decoded text of the failing chunk: both cores hand it out on ``exc.fragments``."""
+    for chunks in ([b'["a\\ud800\xff"]'], [b'["a\\ud800', b'\xff"]'], [b'["a', b'\\ud800\xff"]']):
+        assert_same(chunks, {"spans": True})

@@ -86,3 +86,15 @@ def test_many_small_objects_do_not_grow(make_parser, backend):
 def test_many_small_objects_flat_do_not_grow(make_parser, backend):
     head, chunks = object_chunks(4 * MB if backend == "cython" else MB)
     assert growth(make_parser, head, chunks, flat=True) < OBJECTS_LIMIT
+
+
+@pytest.mark.parametrize("option", ["catch_duplicate_keys", "spans"])
+def test_many_small_objects_with_options_do_not_grow(make_parser, backend, option):
+    """Each object's key set is freed when it closes; spans are kept for the last call only."""
+    head, chunks = object_chunks(4 * MB if backend == "cython" else MB)
+    assert growth(make_parser, head, chunks, **{option: True}) < OBJECTS_LIMIT
+
+
+def test_long_string_with_spans_does_not_grow(make_parser):
+    head, chunks = string_chunks(20 * MB, False)
+    assert growth(make_parser, head, chunks, spans=True) < GROWTH_LIMIT

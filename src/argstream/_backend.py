@@ -7,6 +7,7 @@ a ``RuntimeWarning`` says so on CPython.
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import warnings
@@ -15,19 +16,27 @@ from typing import TYPE_CHECKING
 
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
+
+def _unavailable(exc: ImportError) -> str:
+    """The warning for a compiled core that does not import, naming the real cause."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name == f"{__package__}._tokenizer":
+        cause = "the compiled extension was not built (a pure build, ARGSTREAM_PURE_BUILD=1, or not compiled in place)"
+    else:
+        cause = f"the compiled extension is installed but does not load: {type(exc).__name__}: {exc}"
+    return f"argstream: {cause}; using the pure-Python twin (same behaviour, slower)"
+
+
 core: ModuleType | None = None
 if not (TYPE_CHECKING or PURE):
     try:
-        from . import _tokenizer as core  # type: ignore[no-redef]
+        # import_module, not ``from . import``: a missing module then says so instead of
+        # "partially initialized module ... (most likely due to a circular import)".
+        core = importlib.import_module(f"{__package__}._tokenizer")
     except ImportError as exc:  # pragma: no cover - depends on the build
         if os.environ.get("ARGSTREAM_REQUIRE_EXTENSION", "") not in ("", "0"):
             raise
         if platform.python_implementation() == "CPython":
-            warnings.warn(
-                f"argstream: compiled core unavailable ({exc}); using the pure-Python twin",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+            warnings.warn(_unavailable(exc), RuntimeWarning, stacklevel=2)
         core = None
 
 BACKEND: str = "cython" if core is not None else "python"

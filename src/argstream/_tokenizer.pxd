@@ -77,6 +77,7 @@ cdef enum:
     ERR_EOF_ARRAY = 19
     ERR_EOF_NUMBER = 20
     ERR_EOF_LITERAL = 21
+    ERR_DUPLICATE_KEY = 22
 
 
 cdef class Sink:
@@ -124,6 +125,10 @@ cdef class Tokenizer:
     cdef Py_ssize_t num_cap
     cdef int lit
     cdef int lit_idx
+    # spans and duplicate keys (see Tokenizer)
+    cdef readonly Py_ssize_t start      # where the current value began
+    cdef Py_ssize_t hold                # where the pending escape began
+    cdef list key_sets                  # one set of keys per open object; None unless catching duplicates
 
     cdef int feed(self, const unsigned char* data, Py_ssize_t n, Sink sink) except -1
     cdef int feed_str(self, str s, Sink sink) except -1

@@ -28,7 +28,7 @@ from libc.string cimport memcpy
 
 from argstream._fragments_py import DONE as _DONE_PY, Empty as _Empty
 from argstream._tokenizer_py import MESSAGES as _MESSAGES
-from argstream.errors import ArgumentStreamError, IncompleteJSONError
+from argstream.errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char* s, char** endptr, PyObject* overflow_exception) except? -1.0
@@ -98,7 +98,7 @@ CONSTANTS = {
     "ERR_INVALID_LITERAL": ERR_INVALID_LITERAL, "ERR_EXTRA_DATA": ERR_EXTRA_DATA, "ERR_DEPTH": ERR_DEPTH,
     "ERR_UTF8": ERR_UTF8, "ERR_NUMBER_TOO_LARGE": ERR_NUMBER_TOO_LARGE, "ERR_EOF_VALUE": ERR_EOF_VALUE,
     "ERR_EOF_STRING": ERR_EOF_STRING, "ERR_EOF_OBJECT": ERR_EOF_OBJECT, "ERR_EOF_ARRAY": ERR_EOF_ARRAY,
-    "ERR_EOF_NUMBER": ERR_EOF_NUMBER, "ERR_EOF_LITERAL": ERR_EOF_LITERAL,
+    "ERR_EOF_NUMBER": ERR_EOF_NUMBER, "ERR_EOF_LITERAL": ERR_EOF_LITERAL, "ERR_DUPLICATE_KEY": ERR_DUPLICATE_KEY,
 }
 
 
@@ -295,10 +295,21 @@ cdef class _PySink(Sink):
 
 cdef int _fail(Tokenizer t, int code, Py_ssize_t pos) except -1:
     """Build the error (cold path), make it sticky, and raise it."""
-    cls = IncompleteJSONError if code >= ERR_EOF_VALUE else ArgumentStreamError
+    cls = IncompleteJSONError if ERR_EOF_VALUE <= code <= ERR_EOF_LITERAL else ArgumentStreamError
     t.error = cls(_MESSAGES[code], pos, t.line, pos - t.last_nl)
     t.state = ST_ERROR
     raise t.error
+
+
+cdef int _check_key(Tokenizer t, str key, Py_ssize_t pos) except -1:
+    """Remember ``key`` in its object's set; a repeat fails at ``pos``, its closing quote."""
+    cdef set seen = <set>t.key_sets[len(t.key_sets) - 1]
+    if key in seen:
+        t.error = DuplicateKeyError(_MESSAGES[ERR_DUPLICATE_KEY], pos, t.line, pos - t.last_nl, key)
+        t.state = ST_ERROR
+        raise t.error
+    seen.add(key)
+    return 0
 
 
 cdef inline int _buf_reserve(Tokenizer t, Py_ssize_t extra) except -1:
@@ -525,11 +536,11 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
         c = data[i]
         if char_t is uint8_t:
             if utf8 and c >= 0x80:
+                if t.high:  # decoded before the byte is judged, as in the twin
+                    _flush_high(t)
                 need = _utf8_len(c)
                 if need == 0:
                     _string_error(t, data, seg, i, utf8, sink, ERR_UTF8, base + i)
-                if t.high:
-                    _flush_high(t)
                 for k in range(1, need):
                     if i + k >= n:  # cut by the chunk's end: hold the valid prefix back
                         if is_key:
@@ -555,6 +566,8 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
         if c == 0x5C:  # backslash
             _materialize(t, data, seg, i, utf8)
             seg = -1
+            if not t.high:
+                t.hold = base + i
             t.esc = 1
             i += 1
             continue
@@ -565,9 +578,13 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
         if c == 0x22:  # closing quote
             text = _take_text(t, data, seg, i, utf8)
             if is_key:
+                if text is None:
+                    text = ""
+                if t.key_sets is not None:
+                    _check_key(t, text, base + i)
                 t.state = ST_COLON
                 t.offset = base + i + 1
-                sink.on_key(text if text is not None else "")
+                sink.on_key(text)
             else:
                 if text is not None:
                     t.offset = base + i
@@ -699,6 +716,8 @@ cdef int _close(Tokenizer t, Sink sink, Py_ssize_t pos) except -1:
     t.depth -= 1
     t.offset = pos + 1
     if t.stack[t.depth] == CT_OBJECT:
+        if t.key_sets is not None:
+            t.key_sets.pop()
         sink.on_end_object()
     else:
         sink.on_end_array()
@@ -709,11 +728,14 @@ cdef int _close(Tokenizer t, Sink sink, Py_ssize_t pos) except -1:
 cdef int _value(Tokenizer t, uint32_t c, int state, Py_ssize_t pos, Sink sink) except -1:
     """Start the value that ``c`` opens."""
     t.offset = pos + 1
+    t.start = pos
     if c == 0x22:
         t.state = ST_STRING
         sink.on_begin_string()
     elif c == 0x7B:  # {
         _push_container(t, CT_OBJECT, pos)
+        if t.key_sets is not None:
+            t.key_sets.append(set())
         t.state = ST_OBJECT_FIRST
         sink.on_begin_object()
     elif c == 0x5B:  # [
@@ -819,7 +841,15 @@ cdef class Tokenizer:
     event fired (absolute, in the input's unit): just past the character that
     triggered it (``{``, ``[``, a closer, a quote, a literal's last letter), the end
     of the data for ``on_string_data``, a number's terminator for its ``on_scalar``.
-    A sink can slice a value's raw text out of the chunk with it.
+    A sink can slice a value's raw text out of the chunk with it. ``start`` is
+    where the current value began (its first character; for a string, the
+    opening quote), and ``hold`` where an escape still being decoded began
+    (the backslash of a pending high surrogate, if any): string data handed
+    out while ``esc`` or ``high`` is set ends there, not at ``offset``.
+
+    With ``catch_duplicate_keys``, a key repeated in one object raises
+    ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
+    its keys until it closes. Off, keys are not kept at all.
     """
 
     def __cinit__(self):
@@ -827,7 +857,7 @@ cdef class Tokenizer:
         self.buf = NULL
         self.numbuf = NULL
 
-    def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace"):
+    def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace", bint catch_duplicate_keys=False):
         if surrogates != "replace" and surrogates != "pass":
             raise ValueError("surrogates must be 'replace' or 'pass'")
         if max_depth < 1:
@@ -837,6 +867,7 @@ cdef class Tokenizer:
         self.state = ST_VALUE
         self.line = 1
         self.last_nl = -1
+        self.key_sets = [] if catch_duplicate_keys else None
 
     def __dealloc__(self):
         PyMem_Free(self.stack)
@@ -955,9 +986,18 @@ cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
 
 @cython.final
 cdef class FragmentBuilder(Sink):
-    """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat)."""
+    """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat).
+
+    Given the ``tokenizer`` that feeds it, it also records each fragment's
+    input span on ``spans`` (see ``IncrementalArgParser``); without one,
+    ``spans`` stays ``None`` and nothing is recorded.
+    """
     cdef public list out
     cdef readonly bint flat
+    cdef public list spans
+    cdef Tokenizer tok
+    cdef Py_ssize_t piece_start   # where the next String piece's raw input begins
+    cdef public bint at_end       # finish(): a number's Done is proved by the end of input
     cdef list path            # the open child's key (None before the first) or index, per level
     cdef uint8_t* kinds
     cdef Py_ssize_t* index    # current item index per array level
@@ -970,11 +1010,13 @@ cdef class FragmentBuilder(Sink):
         self.kinds = NULL
         self.index = NULL
 
-    def __init__(self, bint flat=False):
+    def __init__(self, bint flat=False, Tokenizer tokenizer=None):
         self.flat = flat
         self.out = []
         self.path = []
         self.path_tuple = ()
+        self.tok = tokenizer
+        self.spans = None if tokenizer is None else []
 
     def __dealloc__(self):
         PyMem_Free(self.kinds)
@@ -1036,8 +1078,13 @@ cdef class FragmentBuilder(Sink):
         self.path_tuple = None
         return 0
 
+    cdef int _span(self, Py_ssize_t start, Py_ssize_t end) except -1:
+        self.spans.append((start, end))
+        return 0
+
     cdef int _close_container(self) except -1:
         cdef bint empty
+        cdef Py_ssize_t end
         self.depth -= 1
         if self.kinds[self.depth] == CT_OBJECT:
             empty = self.path[self.depth] is None
@@ -1045,6 +1092,11 @@ cdef class FragmentBuilder(Sink):
             empty = self.index[self.depth] == -1
         self.path.pop()
         self.path_tuple = None
+        if self.spans is not None:
+            end = self.tok.offset
+            if empty:
+                self._span(end - 1, end)
+            self._span(end - 1, end)
         if empty:
             self.emit(EMPTY_OBJECT if self.kinds[self.depth] == CT_OBJECT else EMPTY_ARRAY)
         self.emit(DONE)
@@ -1070,22 +1122,43 @@ cdef class FragmentBuilder(Sink):
     cdef int on_begin_string(self) except -1:
         self._start()
         self.string_empty = True
+        if self.spans is not None:
+            self.piece_start = self.tok.start + 1
         return 0
 
     cdef int on_string_data(self, str text) except -1:
         cdef String s = String.__new__(String)
+        cdef Py_ssize_t end
         s.text = text
         self.string_empty = False
+        if self.spans is not None:
+            end = self.tok.hold if (self.tok.esc or self.tok.high) else self.tok.offset
+            self._span(self.piece_start, end)
+            self.piece_start = end
         return self.emit(s)
 
     cdef int on_end_string(self) except -1:
+        cdef Py_ssize_t end
+        if self.spans is not None:
+            end = self.tok.offset
+            if self.string_empty:
+                self._span(end - 1, end)
+            self._span(end - 1, end)
         if self.string_empty:
             self.emit(EMPTY_STRING)
         return self.emit(DONE)
 
     cdef int on_scalar(self, object value) except -1:
         cdef Scalar s = Scalar.__new__(Scalar)
+        cdef Py_ssize_t end
         s.value = value
+        if self.spans is not None:
+            end = self.tok.offset
+            self._span(self.tok.start, end)
+            if value is None or value is True or value is False:  # a literal: its last letter proves it
+                self._span(end - 1, end)
+            else:  # a number: its delimiter, or the end of input
+                self._span(end, end if self.at_end else end + 1)
         self._start()
         self.emit(s)
         return self.emit(DONE)
@@ -1100,13 +1173,35 @@ cdef class IncrementalArgParser:
     ``IncompleteJSONError`` when the root value is not complete. Errors are
     sticky. The fragments decoded from a chunk before its error are on the
     exception's ``fragments`` attribute.
+
+    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
+    quote of a key that its object already has (keys compared unescaped);
+    off, the last value wins downstream, as with ``json.loads``.
+
+    ``spans=True`` sets ``spans`` after each ``push()``/``finish()`` (also when
+    it raises) to a list parallel to the fragments of that call: the
+    ``(start, end)`` input offsets, in ``position`` units, of the input the
+    fragment's leaf was decoded from, ``end`` exclusive:
+
+    - ``String``: the raw input of its text, escapes included, so for ``str``
+      input ``end - start == len(text)`` exactly when the piece held no escape.
+      An escape (or UTF-8 sequence) cut by a chunk's end belongs to the piece
+      that decodes it, which then starts where it began.
+    - ``Scalar``: its literal or number text.
+    - ``Empty`` and ``Done``: the character that proves them: the closing
+      quote, bracket or brace; a literal's last letter; a number's delimiter,
+      or ``(position, position)`` when ``finish()`` ends the number.
+
+    Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
+    ``None`` and nothing is recorded.
     """
     cdef Tokenizer _tok
     cdef FragmentBuilder _builder
 
-    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace"):
-        self._tok = Tokenizer(max_depth, surrogates)
-        self._builder = FragmentBuilder(flat)
+    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
+                 bint catch_duplicate_keys=False, bint spans=False):
+        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
+        self._builder = FragmentBuilder(flat, self._tok if spans else None)
 
     def push(self, chunk):
         """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended."""
@@ -1114,6 +1209,8 @@ cdef class IncrementalArgParser:
         if self._tok.error is not None:
             raise self._tok.error.with_traceback(None)
         self._builder.out = out
+        if self._builder.spans is not None:
+            self._builder.spans = []
         try:
             _feed_any(self._tok, chunk, self._builder)
         except ArgumentStreamError as exc:
@@ -1125,6 +1222,9 @@ cdef class IncrementalArgParser:
         """Signal the end of input; return what only the end completes (a bare root number)."""
         cdef list out = []
         self._builder.out = out
+        if self._builder.spans is not None:
+            self._builder.spans = []
+        self._builder.at_end = True
         self._tok.end(self._builder)
         return out
 
@@ -1137,6 +1237,11 @@ cdef class IncrementalArgParser:
     def position(self):
         """Characters (str input) or bytes (bytes input) consumed so far."""
         return self._tok.pos
+
+    @property
+    def spans(self):
+        """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
+        return self._builder.spans
 
     @property
     def flat(self):

@@ -26,7 +26,7 @@ import re
 from typing import Any, Callable, Literal
 
 from ._fragments_py import DONE, Empty
-from .errors import ArgumentStreamError, IncompleteJSONError
+from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
 # Event kinds (the sink callbacks).
 EV_BEGIN_OBJECT = 1
@@ -89,6 +89,7 @@ ERR_EOF_OBJECT = 18
 ERR_EOF_ARRAY = 19
 ERR_EOF_NUMBER = 20
 ERR_EOF_LITERAL = 21
+ERR_DUPLICATE_KEY = 22  # catch_duplicate_keys only
 
 MESSAGES = {
     ERR_EXPECTING_VALUE: "Expecting value",
@@ -112,6 +113,7 @@ MESSAGES = {
     ERR_EOF_ARRAY: "Unterminated array",
     ERR_EOF_NUMBER: "Incomplete number",
     ERR_EOF_LITERAL: "Incomplete literal",
+    ERR_DUPLICATE_KEY: "Duplicate key",
 }
 
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -154,10 +156,18 @@ class Tokenizer:
     event fired (absolute, in the input's unit): just past the character that
     triggered it (``{``, ``[``, a closer, a quote, a literal's last letter), the end
     of the data for ``on_string_data``, a number's terminator for its ``on_scalar``.
-    A sink can slice a value's raw text out of the chunk with it.
+    A sink can slice a value's raw text out of the chunk with it. ``start`` is
+    where the current value began (its first character; for a string, the
+    opening quote), and ``hold`` where an escape still being decoded began
+    (the backslash of a pending high surrogate, if any): string data handed
+    out while ``esc`` or ``high`` is set ends there, not at ``offset``.
+
+    With ``catch_duplicate_keys``, a key repeated in one object raises
+    ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
+    its keys until it closes. Off, keys are not kept at all.
     """
 
-    def __init__(self, max_depth: int = 512, surrogates: str = "replace") -> None:
+    def __init__(self, max_depth: int = 512, surrogates: str = "replace", catch_duplicate_keys: bool = False) -> None:
         if surrogates not in ("replace", "pass"):
             raise ValueError("surrogates must be 'replace' or 'pass'")
         if max_depth < 1:
@@ -168,6 +178,9 @@ class Tokenizer:
         self.stack: list[int] = []
         self.pos = 0  # absolute offset of the next chunk's first unit
         self.offset = 0  # input read when the current event fired (see the class doc)
+        self.start = 0  # where the current value began
+        self.hold = 0  # where the pending escape began
+        self.key_sets: list[set[str]] | None = [] if catch_duplicate_keys else None  # one per open object
         self.line = 1
         self.last_nl = -1  # absolute offset of the last newline between tokens
         self.mode = 0  # 0 unknown, 1 str, 2 bytes
@@ -194,8 +207,13 @@ class Tokenizer:
     def _fail(self, code: int, pos: int) -> ArgumentStreamError:
         line = self.line
         col = pos - self.last_nl
-        cls = IncompleteJSONError if code >= ERR_EOF_VALUE else ArgumentStreamError
+        cls = IncompleteJSONError if ERR_EOF_VALUE <= code <= ERR_EOF_LITERAL else ArgumentStreamError
         self.error = cls(MESSAGES[code], pos, line, col)
+        self.state = ST_ERROR
+        return self.error
+
+    def _fail_duplicate(self, key: str, pos: int) -> ArgumentStreamError:
+        self.error = DuplicateKeyError(MESSAGES[ERR_DUPLICATE_KEY], pos, self.line, pos - self.last_nl, key)
         self.state = ST_ERROR
         return self.error
 
@@ -316,6 +334,7 @@ class Tokenizer:
     def _value(self, c: str, state: int, pos: int, sink: Sink) -> None:
         """Start the value that ``c`` opens."""
         self.offset = pos + 1
+        self.start = pos
         if c == '"':
             self.state = ST_STRING
             sink.on_begin_string()
@@ -324,6 +343,8 @@ class Tokenizer:
                 raise self._fail(ERR_DEPTH, pos)
             if c == "{":
                 self.stack.append(CT_OBJECT)
+                if self.key_sets is not None:
+                    self.key_sets.append(set())
                 self.state = ST_OBJECT_FIRST
                 sink.on_begin_object()
             else:
@@ -348,6 +369,8 @@ class Tokenizer:
     def _close(self, sink: Sink, pos: int) -> None:
         self.offset = pos + 1
         if self.stack.pop() == CT_OBJECT:
+            if self.key_sets is not None:
+                self.key_sets.pop()
             sink.on_end_object()
         else:
             sink.on_end_array()
@@ -404,6 +427,8 @@ class Tokenizer:
             if self.tail:  # an incomplete UTF-8 sequence cut off by ASCII
                 raise self._fail(ERR_UTF8, self.tail_pos)
             if c == "\\":
+                if not self.high:
+                    self.hold = base + i
                 self.esc = 1
                 i += 1
                 continue
@@ -414,6 +439,8 @@ class Tokenizer:
                 if is_key:
                     out_text = "".join(self.key_parts) + "".join(out)
                     self.key_parts = []
+                    if self.key_sets is not None:
+                        self._check_key(out_text, base + i - 1)
                     self.state = ST_COLON
                     self.offset = base + i
                     sink.on_key(out_text)
@@ -435,6 +462,12 @@ class Tokenizer:
                 self.offset = base + i - len(self.tail)
                 sink.on_string_data(data)
         return i
+
+    def _check_key(self, key: str, pos: int) -> None:
+        seen = self.key_sets[-1]  # type: ignore[index]  # only called when catching duplicates
+        if key in seen:
+            raise self._fail_duplicate(key, pos)
+        seen.add(key)
 
     def _escape(self, text: str, i: int, base: int, out: list[str]) -> int:
         """Advance an escape sequence by one character at ``i``."""
@@ -593,12 +626,21 @@ def _maker(cls: Any, *fields: str) -> Any:
 
 
 class FragmentBuilder(Sink):
-    """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat)."""
+    """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat).
 
-    def __init__(self, flat: bool = False) -> None:
+    Given the ``tokenizer`` that feeds it, it also records each fragment's
+    input span on ``spans`` (see ``IncrementalArgParser``); without one,
+    ``spans`` stays ``None`` and nothing is recorded.
+    """
+
+    def __init__(self, flat: bool = False, tokenizer: Tokenizer | None = None) -> None:
         from .fragments import ArrayItem, ObjectEntry, Scalar, String
 
         self.flat = flat
+        self.tok = tokenizer
+        self.spans: list[tuple[int, int]] | None = None if tokenizer is None else []
+        self.piece_start = 0  # where the next String piece's raw input begins
+        self.at_end = False  # finish(): a number's Done is proved by the end of input
         self.out: list[Any] = []
         self.path: list[Any] = []  # the open child's key (None before the first) or index
         self.kinds: list[int] = []
@@ -646,10 +688,18 @@ class FragmentBuilder(Sink):
         self.path.append(-1)
         self.path_tuple = None
 
+    def _span(self, start: int, end: int) -> None:
+        self.spans.append((start, end))  # type: ignore[union-attr]  # only called when recording
+
     def _end_container(self, empty_marker: Any, kind: Literal["object", "array"]) -> None:
         self.kinds.pop()
         last = self.path.pop()
         self.path_tuple = None
+        if self.spans is not None:
+            end = self.tok.offset  # type: ignore[union-attr]
+            if last == empty_marker:
+                self._span(end - 1, end)
+            self._span(end - 1, end)
         if last == empty_marker:
             self.emit(Empty(kind))
         self.emit(DONE)
@@ -667,9 +717,16 @@ class FragmentBuilder(Sink):
     def on_begin_string(self) -> None:
         self._start()
         self.string_empty = True
+        if self.spans is not None:
+            self.piece_start = self.tok.start + 1  # type: ignore[union-attr]
 
     def on_string_data(self, text: str) -> None:
         self.string_empty = False
+        if self.spans is not None:
+            tok = self.tok
+            end = tok.hold if tok.esc or tok.high else tok.offset  # type: ignore[union-attr]
+            self._span(self.piece_start, end)
+            self.piece_start = end
         path = self.path
         if len(path) == 1 and not self.flat and self.kinds[0] == CT_OBJECT:  # a top-level argument
             self.out.append(self._ObjectEntry(path[0], self._String(text)))
@@ -677,11 +734,24 @@ class FragmentBuilder(Sink):
             self.emit(self._String(text))
 
     def on_end_string(self) -> None:
+        if self.spans is not None:
+            end = self.tok.offset  # type: ignore[union-attr]
+            if self.string_empty:
+                self._span(end - 1, end)
+            self._span(end - 1, end)
         if self.string_empty:
             self.emit(Empty("string"))
         self.emit(DONE)
 
     def on_scalar(self, value: Any) -> None:
+        if self.spans is not None:
+            tok = self.tok
+            end = tok.offset  # type: ignore[union-attr]
+            self._span(tok.start, end)  # type: ignore[union-attr]
+            if value is None or value is True or value is False:  # a literal: its last letter proves it
+                self._span(end - 1, end)
+            else:  # a number: its delimiter, or the end of input
+                self._span(end, end if self.at_end else end + 1)
         self._start()
         self.emit(self._Scalar(value))
         self.emit(DONE)
@@ -695,13 +765,42 @@ class IncrementalArgParser:
     ``IncompleteJSONError`` when the root value is not complete. Errors are
     sticky. The fragments decoded from a chunk before its error are on the
     exception's ``fragments`` attribute.
+
+    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
+    quote of a key that its object already has (keys compared unescaped);
+    off, the last value wins downstream, as with ``json.loads``.
+
+    ``spans=True`` sets ``spans`` after each ``push()``/``finish()`` (also when
+    it raises) to a list parallel to the fragments of that call: the
+    ``(start, end)`` input offsets, in ``position`` units, of the input the
+    fragment's leaf was decoded from, ``end`` exclusive:
+
+    - ``String``: the raw input of its text, escapes included, so for ``str``
+      input ``end - start == len(text)`` exactly when the piece held no escape.
+      An escape (or UTF-8 sequence) cut by a chunk's end belongs to the piece
+      that decodes it, which then starts where it began.
+    - ``Scalar``: its literal or number text.
+    - ``Empty`` and ``Done``: the character that proves them: the closing
+      quote, bracket or brace; a literal's last letter; a number's delimiter,
+      or ``(position, position)`` when ``finish()`` ends the number.
+
+    Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
+    ``None`` and nothing is recorded.
     """
 
     __slots__ = ("_tok", "_builder")
 
-    def __init__(self, *, max_depth: int = 512, flat: bool = False, surrogates: str = "replace") -> None:
-        self._tok = Tokenizer(max_depth, surrogates)
-        self._builder = FragmentBuilder(flat)
+    def __init__(
+        self,
+        *,
+        max_depth: int = 512,
+        flat: bool = False,
+        surrogates: str = "replace",
+        catch_duplicate_keys: bool = False,
+        spans: bool = False,
+    ) -> None:
+        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
+        self._builder = FragmentBuilder(flat, self._tok if spans else None)
 
     def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
         """Parse one chunk; return the fragments it completed or extended."""
@@ -711,10 +810,13 @@ class IncrementalArgParser:
         builder = self._builder
         out: list[Any] = []
         builder.out = out
+        if builder.spans is not None:
+            builder.spans = []
         if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
             m = _PLAIN.match(chunk)
             if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
                 tok.pos += len(chunk)
+                tok.offset = tok.pos
                 builder.on_string_data(chunk)
                 return out
         try:
@@ -729,6 +831,9 @@ class IncrementalArgParser:
         builder = self._builder
         out: list[Any] = []
         builder.out = out
+        if builder.spans is not None:
+            builder.spans = []
+        builder.at_end = True
         self._tok.finish(builder)
         return out
 
@@ -741,6 +846,11 @@ class IncrementalArgParser:
     def position(self) -> int:
         """Characters (str input) or bytes (bytes input) consumed so far."""
         return self._tok.pos
+
+    @property
+    def spans(self) -> list[tuple[int, int]] | None:
+        """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
+        return self._builder.spans
 
     @property
     def flat(self) -> bool:

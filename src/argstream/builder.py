@@ -14,15 +14,15 @@ text is never kept nor parsed again. Part and flush metadata merge (later keys w
 flushed event's metadata.
 
 Arguments that never arrive (no chunk, or only whitespace) flush as ``{}``. Invalid argument
-JSON, or a value that is not an object, flushes with ``arguments={}`` and ``error`` holding the
-``ArgumentStreamError`` (message and position); text that ends before its value does flushes
+JSON (a repeated key included: ``DuplicateKeyError``), or a value that is not an object, flushes
+with ``arguments={}`` and ``error`` holding the ``ArgumentStreamError`` (message and position); text that ends before its value does flushes
 with an ``IncompleteJSONError``. Buffers still open when the response finishes are never
 reported as complete: :meth:`EventBuilder.handle_finished` returns them marked incomplete.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union, final
 
 from .aggregate import FragmentAggregator
@@ -70,7 +70,7 @@ class _Text:
 class _Json:
     """A JSON value streaming as chunks: tool call arguments or structured output."""
 
-    __slots__ = ("tool", "id", "name", "parser", "aggregator", "error", "seen", "metadata")
+    __slots__ = ("tool", "id", "name", "parser", "aggregator", "error", "seen", "metadata", "schema", "validator")
 
     def __init__(self, tool: bool, parser: Any) -> None:
         self.tool = tool
@@ -81,18 +81,28 @@ class _Json:
         self.error: ArgumentStreamError | None = None
         self.seen = False  # a non-whitespace character arrived
         self.metadata: dict[str, Any] = {}
+        self.schema: Any = None  # the tool's compiled Schema, once the name is known
+        self.validator: Any = None  # checks the fragments as they stream (when the name came first)
 
-    def push(self, text: str) -> list[Any]:
+    @property
+    def violations(self) -> Sequence[Any]:
+        return self.validator.violations if self.validator is not None else ()
+
+    def _parse(self, text: str) -> list[Any]:
         """Parse one chunk; return its fragments (those before an error too)."""
         if self.error is not None or not text:
             return []
         if not self.seen and not text.isspace():
             self.seen = True
         try:
-            fragments = self.parser.push(text)
+            return self.parser.push(text)
         except ArgumentStreamError as exc:
             self.error = exc
-            fragments = getattr(exc, "fragments", None) or []
+            return getattr(exc, "fragments", None) or []
+
+    def push(self, text: str) -> list[Any]:
+        """Parse and aggregate one chunk of a structured value; return its fragments."""
+        fragments = self._parse(text)
         push = self.aggregator.push
         for fragment in fragments:
             push(fragment)
@@ -100,21 +110,15 @@ class _Json:
 
     def progress(self, text: str, index: int) -> list[ToolCallArgumentProgress]:
         """Parse one chunk of tool call arguments; each fragment once, with its path and what it completed."""
-        if self.error is not None or not text:
-            return []
-        if not self.seen and not text.isspace():
-            self.seen = True
-        try:
-            fragments = self.parser.push(text)
-        except ArgumentStreamError as exc:
-            self.error = exc
-            fragments = getattr(exc, "fragments", None) or []
+        fragments = self._parse(text)
         push = self.aggregator.push
         call_id, name = self.id, self.name
         out = []
         for fragment in fragments:
             path, leaf = flatten(fragment)
             out.append(ToolCallArgumentProgress(call_id, name, fragment, path, leaf, push(fragment), index))
+        if self.validator is not None and fragments:
+            self.validator.extend(fragments, getattr(self.parser, "spans", None))
         return out
 
     def close(self) -> Any:
@@ -139,11 +143,36 @@ class _Json:
     def event_kind(self) -> ToolCallRequest | ChatStructured:
         value = self.close()
         if self.tool:
-            return ToolCallRequest(self.id, self.name, value, self.error)
+            violations: Sequence[Any] = self.violations
+            if self.schema is not None and self.validator is None and self.error is None:
+                violations = self.schema.validate(value)  # the name came after the arguments
+            return ToolCallRequest(self.id, self.name, value, self.error, tuple(violations))
         return ChatStructured(value, self.error)
 
 
 _Buffer = Union[_Text, _Json]
+
+
+def _strict_parser() -> Any:
+    return IncrementalArgParser(catch_duplicate_keys=True)
+
+
+def _strict_parser_with_spans() -> Any:
+    return IncrementalArgParser(catch_duplicate_keys=True, spans=True)
+
+
+def _compile_tools(tools: Any) -> dict[str, Any]:
+    """``{name: Schema}`` from the tool definitions; a schema that cannot be checked fails here, naming the tool."""
+    from .schema import Schema, SchemaError
+    from .tools import tool_schemas
+
+    compiled = {}
+    for name, schema in tool_schemas(tools).items():
+        try:
+            compiled[name] = Schema(schema)
+        except SchemaError as exc:
+            raise SchemaError(exc.location, f"tool {name!r}: {exc.reason}") from None
+    return compiled
 
 
 def _json_type(value: Any) -> str:
@@ -160,13 +189,23 @@ class EventBuilder:
     """Accumulates parts per index and flushes them into ``ConversationEvent``s (see the module doc).
 
     ``parser_factory`` makes the parser for each tool call and structured value (default:
-    ``IncrementalArgParser``, the compiled core when available).
+    ``IncrementalArgParser(catch_duplicate_keys=True)``, the compiled core when available). A
+    repeated key is an error by default: ``{"path": "a", "path": "/etc/passwd"}`` means one thing
+    to a check that reads the first value and another to ``json.loads``, which keeps the last.
+
+    ``tools`` (the definitions sent to the provider: ``{name: schema}``, Anthropic's or OpenAI's
+    list) checks each call's arguments against its tool's JSON Schema while they stream
+    (:mod:`argstream.schema`): :meth:`violations` tells what is proven so far, and the flushed
+    ``ToolCallRequest`` carries them all.
     """
 
-    __slots__ = ("_buffers", "_parser_factory")
+    __slots__ = ("_buffers", "_parser_factory", "_schemas")
 
-    def __init__(self, *, parser_factory: Callable[[], Any] = IncrementalArgParser) -> None:
+    def __init__(self, *, parser_factory: Callable[[], Any] | None = None, tools: Any = None) -> None:
         self._buffers: dict[int, _Buffer] = {}
+        self._schemas = _compile_tools(tools) if tools is not None else None
+        if parser_factory is None:
+            parser_factory = _strict_parser if self._schemas is None else _strict_parser_with_spans
         self._parser_factory = parser_factory
 
     def handle_part(
@@ -194,6 +233,10 @@ class EventBuilder:
                     buffer.id = inner.id
                 if not buffer.name and inner.name:
                     buffer.name = inner.name
+                    if self._schemas is not None:
+                        buffer.schema = self._schemas.get(inner.name)
+                        if buffer.schema is not None and not buffer.seen and buffer.error is None:
+                            buffer.validator = buffer.schema.validator()
                 return []
             raise TypeError(f"not a tool call part: {inner!r}")
         if cls is Message or cls is Reasoning:
@@ -269,6 +312,11 @@ class EventBuilder:
         """The error that stopped the JSON value streaming at ``index`` (``None`` while it is valid)."""
         buffer = self._buffers.get(index)
         return buffer.error if type(buffer) is _Json else None
+
+    def violations(self, index: int) -> Sequence[Any]:
+        """The schema violations proven so far in the tool call streaming at ``index`` (with ``tools=``)."""
+        buffer = self._buffers.get(index)
+        return buffer.violations if type(buffer) is _Json else ()
 
     def tool_call(self, index: int) -> tuple[str, str] | None:
         """``(id, name)`` of the tool call streaming at ``index``, or ``None``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ArgumentStreamError", "IncompleteJSONError"]
+__all__ = ["ArgumentStreamError", "DuplicateKeyError", "IncompleteJSONError"]
 
 
 class ArgumentStreamError(ValueError):
@@ -35,3 +35,21 @@ class ArgumentStreamError(ValueError):
 
 class IncompleteJSONError(ArgumentStreamError):
     """The input ended (``finish()``) before the root value was complete."""
+
+
+class DuplicateKeyError(ArgumentStreamError):
+    """An object repeats a key (``catch_duplicate_keys=True``), compared after unescaping.
+
+    A policy that checked the first value would otherwise be bypassed by the
+    second, which ``json.loads`` keeps. ``pos`` is the repeated key's closing
+    quote, the first character that proves the repeat; ``key`` is the key.
+    """
+
+    key: str
+
+    def __init__(self, msg: str, pos: int, line: int = 1, col: int | None = None, key: str = "") -> None:
+        super().__init__(msg, pos, line, col)
+        self.key = key
+
+    def __reduce__(self):
+        return type(self), (self.msg, self.pos, self.line, self.col, self.key)

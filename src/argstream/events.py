@@ -165,12 +165,15 @@ class ChatStructured:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallRequest:
-    """A complete tool call. ``error`` holds the ``ArgumentStreamError`` when the argument text was not valid JSON."""
+    """A complete tool call. ``error`` holds the ``ArgumentStreamError`` when the argument text was not valid JSON;
+    ``violations`` the schema violations proven in it (``argstream.schema.Violation``), when the
+    builder was given the tool definitions."""
 
     id: str
     name: str
     arguments: dict[str, Any]
     error: ArgumentStreamError | None = None
+    violations: tuple[Any, ...] = ()
 
 
 EventKind = Union[ChatMessage, ChatReasoning, ChatStructured, ToolCallRequest]

@@ -23,6 +23,7 @@ function. Items, in stream order:
   ``path``, ``leaf`` and the ``completed`` value it closed (the one source every consumer reads);
 - :class:`ToolCallFailed`: a call that can no longer run (invalid or cut-off arguments), as soon
   as that is certain;
+- :class:`ToolCallViolation`: with ``tools=``, a call's first schema violation, as soon as it is proven;
 - :class:`ToolCallFinished`: the provider closed the call; ``arguments`` are final, or ``error``
   holds the ``ArgumentStreamError`` when the text was not a valid JSON object;
 - :class:`StreamFinished`: once per response, with the reason, every persisted event flushed
@@ -63,7 +64,7 @@ from .providers._common import get
 
 __all__ = [
     "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
-    "ToolCallStarted", "ToolCallFailed", "aiter_tool_stream", "detect_provider", "iter_tool_stream",
+    "ToolCallStarted", "ToolCallFailed", "ToolCallViolation", "aiter_tool_stream", "detect_provider", "iter_tool_stream",
     "ToolStreamState",
 ]
 
@@ -115,11 +116,12 @@ class ToolCallFinished:
     error: ArgumentStreamError | None = None
     index: int = 0
     event: ConversationEvent | None = field(default=None, repr=False, compare=False)
+    violations: tuple[Any, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """The arguments are a complete, valid JSON object."""
-        return self.error is None
+        """The arguments are a complete, valid JSON object (that breaks no rule of the tool's schema)."""
+        return self.error is None and not self.violations
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,18 @@ class ToolCallFailed:
     id: str
     name: str
     error: ArgumentStreamError
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallViolation:
+    """A tool call's first schema violation, the moment it is proven (with ``tools=``): ``violation``
+    says where (``path``, input ``offset``), which keyword, and why. The finished call carries all
+    of them, and is not :attr:`ToolCallFinished.ok`."""
+
+    id: str
+    name: str
+    violation: Any
     index: int = 0
 
 
@@ -159,7 +173,7 @@ class StreamFinished:
 
 StreamItem = Union[
     TextDelta, ReasoningDelta, StructuredDelta, ToolCallStarted, ToolCallArgumentProgress, ToolCallFailed,
-    ToolCallFinished, StreamFinished,
+    ToolCallViolation, ToolCallFinished, StreamFinished,
 ]
 
 ToEvents = Callable[[Any], Iterator[Event]]
@@ -169,13 +183,14 @@ Provider = Union[str, ModuleType, ToEvents, None]
 class ToolStreamState:
     """The sans-IO core of :func:`iter_tool_stream`: feed it events, get stream items back."""
 
-    __slots__ = ("builder", "_events", "_started", "_failed")
+    __slots__ = ("builder", "_events", "_started", "_failed", "_violated")
 
     def __init__(self, builder_factory: Callable[[], EventBuilder] = EventBuilder) -> None:
         self.builder = builder_factory()
         self._events: list[ConversationEvent] = []
         self._started: set[int] = set()
         self._failed: set[int] = set()
+        self._violated: set[int] = set()
 
     @property
     def events(self) -> list[ConversationEvent]:
@@ -187,6 +202,7 @@ class ToolStreamState:
         self.builder.handle_flush(index)
         self._started.discard(index)
         self._failed.discard(index)
+        self._violated.discard(index)
 
     def feed(self, event: Event) -> list[Any]:
         """The items that one event produces."""
@@ -203,6 +219,12 @@ class ToolStreamState:
                     out.append(ToolCallStarted(call_id, name, index))
                 if progress:
                     out.extend(progress)
+                if index not in self._violated:
+                    violations = self.builder.violations(index)
+                    if violations:
+                        self._violated.add(index)
+                        call_id, name = self.builder.tool_call(index) or ("", "")
+                        out.append(ToolCallViolation(call_id, name, violations[0], index))
                 if index not in self._failed:
                     error = self.builder.error(index)
                     if error is not None:
@@ -228,10 +250,14 @@ class ToolStreamState:
             kind = flushed.kind
             if type(kind) is ToolCallRequest:
                 items: list[Any] = []
+                if kind.violations and index not in self._violated:
+                    items.append(ToolCallViolation(kind.id, kind.name, kind.violations[0], index))
                 if kind.error is not None and index not in self._failed:
                     items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
                 self._failed.discard(index)
-                items.append(ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, index, flushed))
+                self._violated.discard(index)
+                items.append(ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, index, flushed,
+                                              kind.violations))
                 return items
             return []
         if type(event) is Finished:
@@ -246,6 +272,7 @@ class ToolStreamState:
             self._events = []
             self._started.clear()
             self._failed.clear()
+            self._violated.clear()
             return items
         raise TypeError(f"not an event: {event!r}")
 
@@ -298,17 +325,20 @@ def iter_tool_stream(
     builder_factory: Callable[[], EventBuilder] = EventBuilder,
     close_stream: bool = True,
     provider_options: Mapping[str, Any] | None = None,
+    tools: Any = None,
 ) -> Iterator[StreamItem]:
     """Iterate a provider stream as :data:`StreamItem`s (see the module doc).
 
     ``provider_options`` go to the provider's ``to_events`` (e.g. ``{"structured": True}``).
+    ``tools`` (the tool definitions sent to the provider) checks each call's arguments against its
+    schema while they stream: :class:`ToolCallViolation` items, and ``violations`` on the finished call.
 
     Raises:
         whatever the stream raises, after the ``StreamFinished(ERROR)``; ``ValueError`` when the
         provider cannot be detected.
     """
     iterator = iter(stream)
-    state = ToolStreamState(builder_factory)
+    state = ToolStreamState(_with_tools(builder_factory, tools))
     try:
         try:
             first = next(iterator)
@@ -337,9 +367,10 @@ async def aiter_tool_stream(
     builder_factory: Callable[[], EventBuilder] = EventBuilder,
     close_stream: bool = True,
     provider_options: Mapping[str, Any] | None = None,
+    tools: Any = None,
 ) -> AsyncIterator[StreamItem]:
     """Async twin of :func:`iter_tool_stream` (``stream`` may be async or plain iterable)."""
-    state = ToolStreamState(builder_factory)
+    state = ToolStreamState(_with_tools(builder_factory, tools))
     iterator: Any = stream.__aiter__() if hasattr(stream, "__aiter__") else iter(stream)
     try:
         try:
@@ -365,6 +396,14 @@ async def aiter_tool_stream(
                 if hasattr(result, "__await__"):
                     await result
         raise
+
+
+def _with_tools(builder_factory: Callable[[], EventBuilder], tools: Any) -> Callable[[], EventBuilder]:
+    if tools is None:
+        return builder_factory
+    if builder_factory is not EventBuilder:
+        raise TypeError("pass tools= to your own builder_factory's EventBuilder instead")
+    return lambda: EventBuilder(tools=tools)
 
 
 def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:

@@ -36,7 +36,9 @@ from ..builder import EventBuilder
 from ..events import (
     ArgumentChunk, ConversationEvent, Finished, FinishReason, Flush, Part, ToolCall, ToolCallArgumentProgress,
 )
-from ..stream import StreamFinished, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolStreamState
+from ..stream import (
+    StreamFinished, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolCallViolation, ToolStreamState,
+)
 from .config import DEFAULTS, ToolPolicy
 from .evaluation import evaluate
 from .matchers import json_equal
@@ -89,6 +91,7 @@ class ToolCallState:
     result_mode: ResultMode | None = None
     executed: bool = False
     result: Any = None
+    violations: list[Any] = field(default_factory=list)  # schema violations proven (with tools=)
     reprompt: bool = False  # the current prompt asks again: the complete arguments differ from those shown
     prompts: int = 0  # prompts shown so far
     basis: dict[str, Any] = field(default_factory=dict, repr=False)  # the values the decision rested on
@@ -209,6 +212,12 @@ class TurnCoordinator:
     - ``execute(call)``: an approved call with complete arguments; its return value
       is kept in ``call.result``.
 
+    ``tools`` (the definitions sent to the provider) checks each call's arguments against its
+    schema as they stream; with ``on_violation="decline"`` (the default) the first violation
+    declines the call like a "no" (status ``FAILED``, its chunks dropped, the stream cancelled when
+    it was the last one streaming), so no tokens are spent on the rest of an invalid call;
+    ``"report"`` only records them on ``call.violations``.
+
     ``run`` / ``arun`` drive it. Feeding :meth:`handle` yourself, carry out ``requests`` after
     each event (``argstream.policy.drivers.serve_inline(co)`` does it on the calling thread).
     """
@@ -223,6 +232,8 @@ class TurnCoordinator:
         on_decision: Callable[[ToolCallState], Any] | None = None,
         execute: Callable[[ToolCallState], Any] | None = None,
         builder: EventBuilder | None = None,
+        tools: Any = None,
+        on_violation: str = "decline",
     ) -> None:
         self.policies = policies if policies is not None else {}
         self.prompt = prompt
@@ -230,7 +241,12 @@ class TurnCoordinator:
         self.render = render
         self.on_decision = on_decision
         self.execute = execute
-        self.stream = ToolStreamState(lambda: builder if builder is not None else EventBuilder())
+        if on_violation not in ("decline", "report"):
+            raise ValueError("on_violation is 'decline' or 'report'")
+        if builder is not None and tools is not None:
+            raise TypeError("pass tools= to your EventBuilder instead")
+        self.on_violation = on_violation
+        self.stream = ToolStreamState(lambda: builder if builder is not None else EventBuilder(tools=tools))
         self.calls: dict[int, ToolCallState] = {}
         self.finish_reason: FinishReason | None = None
         self.cancel_requested = False
@@ -321,6 +337,17 @@ class TurnCoordinator:
             if not call.dropped:
                 self._render(item)
             self._fail(call, item.error)
+            return
+        if cls is ToolCallViolation:
+            call = self.calls[item.index]
+            if call.dropped:
+                return
+            self._render(item)
+            call.violations.append(item.violation)
+            if self.on_violation == "decline":
+                violation = item.violation
+                where = "/" + "/".join(str(step) for step in violation.path)
+                self._reject(call, f"invalid arguments: {violation.message} (at {where})")
             return
         if cls is ToolCallFinished:
             call = self.calls[item.index]
@@ -431,10 +458,13 @@ class TurnCoordinator:
     def _fail(self, call: ToolCallState, error: Exception) -> None:
         """Invalid or cut-off arguments: the call never runs, handled like a declined call."""
         call.error = error
+        self._reject(call, f"invalid arguments: {error}")
+
+    def _reject(self, call: ToolCallState, response: str) -> None:
         if call.status in (CallStatus.SKIPPED, CallStatus.FAILED):
             return
         call.status = CallStatus.FAILED
-        call.response = f"invalid arguments: {error}"
+        call.response = response
         self._drop(call)
 
     def _drop(self, call: ToolCallState) -> None:
@@ -459,6 +489,8 @@ class TurnCoordinator:
             if finished.error is not None:
                 self._fail(call, finished.error)
             return
+        for violation in finished.violations[len(call.violations):]:
+            call.violations.append(violation)
         arguments = dict(finished.arguments)
         call.arguments = arguments
         policy = self.policy_for(call.name)

@@ -8,9 +8,11 @@ checked against them when loaded: :meth:`ToolDecl.resolve` follows a rule's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..tools import tool_schemas
 
 __all__ = ["ParamDecl", "ToolDecl", "parse_pointer", "tool_declarations"]
 
@@ -140,31 +142,13 @@ def _from_schema(name: str, schema: Any) -> ToolDecl:
     return ToolDecl(name, decl.properties)
 
 
-def _entries(tools: Any) -> Iterable[tuple[str, Any]]:
-    if isinstance(tools, Mapping):
-        yield from tools.items()
-        return
-    for tool in tools:
-        if isinstance(tool, ToolDecl):
-            yield tool.name, tool
-            continue
-        if not isinstance(tool, Mapping):
-            dump = getattr(tool, "model_dump", None)
-            tool = dump() if dump is not None else vars(tool)
-        inner = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
-        name = inner.get("name")
-        if not isinstance(name, str):
-            raise ValueError(f"a tool definition without a name: {tool!r}")
-        schema = inner.get("input_schema", inner.get("parameters", inner.get("parametersJsonSchema")))
-        yield name, schema if schema is not None else {"type": "object", "properties": {}}
-
-
 def tool_declarations(tools: Any) -> dict[str, ToolDecl]:
-    """Declarations from ``{name: JSON Schema}``, Anthropic's ``[{name, description, input_schema}]``,
-    OpenAI's ``[{type: "function", function: {name, parameters}}]`` (or the Responses API's flat
-    ``{type, name, parameters}``), or ``ToolDecl`` objects.
-    """
-    out = {}
-    for name, schema in _entries(tools):
-        out[name] = schema if isinstance(schema, ToolDecl) else _from_schema(name, schema)
-    return out
+    """Declarations from the tool definitions sent to a provider (any form
+    :func:`argstream.tools.tool_schemas` reads), or from ``ToolDecl`` objects."""
+    if not isinstance(tools, Mapping):
+        tools = list(tools)
+        decls = [t for t in tools if isinstance(t, ToolDecl)]
+        if decls:
+            rest = tool_declarations([t for t in tools if not isinstance(t, ToolDecl)]) if len(decls) < len(tools) else {}
+            return {**{d.name: d for d in decls}, **rest}
+    return {name: _from_schema(name, schema) for name, schema in tool_schemas(tools).items()}

@@ -1,0 +1,109 @@
+"""Quick mode: the cases behind CI's margins, timed in interleaved rounds, medians written as JSON.
+
+    python benchmarks/quick.py compiled out.json    # the compiled core against its peers
+    ARGSTREAM_PURE=1 python benchmarks/quick.py pure out.json    # the pure twin (its own fragment types) vs axio
+
+``report.py --quick`` runs both (the second in its own process, so the pure twin builds its own
+fragment types) and prints one table. pytest-benchmark runs a case's rounds back to back, so a
+burst of load on a shared machine can cover all of one case and none of its peer; here every
+round times each case once, in turn, and each case keeps the median of its rounds (CPU time of
+this process, which other processes barely move).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from typing import Any, Callable
+
+import environment
+from bench_core import stream_case, stream_skip, whole_case, whole_skip
+from data import corpus
+
+#: The cases of each set, keyed as report.py keys times: (corpus, chunk size or None for one push, impl).
+CASES: dict[str, tuple[tuple[str, int | None, str], ...]] = {
+    "compiled": (
+        ("W1-100K", 32, "argstream-cython"),
+        ("W1-100K", 32, "str.find-floor"),
+        ("W1-100K", 32, "jiter-reparse"),
+        ("W1-100K", 32, "json-stream-rs"),
+        ("W1-1M", 32, "argstream-cython"),
+        ("W1-1M", None, "argstream-cython"),
+        ("W1-1M", None, "orjson.loads"),
+        ("W3", 32, "argstream-cython"),
+        ("W3", 32, "json.loads-once"),
+    ),
+    "pure": (
+        ("W1-100K", 32, "argstream-python"),
+        ("W1-100K", 32, "axio"),
+    ),
+}
+ROUNDS = int(os.environ.get("ARGSTREAM_BENCH_ROUNDS", "21"))
+#: A sample repeats a fast case until it lasts this long, so the timer's resolution does not matter.
+MIN_SAMPLE_SECONDS = 0.02
+
+
+def prepare(key: tuple[str, int | None, str]) -> tuple[Callable[[Any], Any], Any] | str:
+    """The timed function and its argument, verified once; or why the case cannot run."""
+    name, n, impl = key
+    reason = whole_skip(impl) if n is None else stream_skip(impl, name, n)
+    if reason:
+        return reason
+    fn, arg, verify = whole_case(impl, corpus(name)) if n is None else stream_case(impl, corpus(name), n)
+    verify(fn(arg))
+    return fn, arg
+
+
+def _sample(fn: Callable[[Any], Any], arg: Any, reps: int) -> float:
+    start = time.process_time()
+    for _ in range(reps):
+        fn(arg)
+    return (time.process_time() - start) / reps
+
+
+def measure(keys: tuple[tuple[str, int | None, str], ...], rounds: int) -> tuple[dict, dict]:
+    """Median seconds per call of every case that runs, and the reason of every one that does not."""
+    ready: dict[tuple, tuple[Callable[[Any], Any], Any, int]] = {}
+    skipped: dict[tuple, str] = {}
+    for key in keys:
+        case = prepare(key)
+        if isinstance(case, str):
+            skipped[key] = case
+            continue
+        fn, arg = case
+        once = _sample(fn, arg, 1)
+        ready[key] = (fn, arg, max(1, math.ceil(MIN_SAMPLE_SECONDS / max(once, 1e-9))))
+    samples: dict[tuple, list[float]] = {key: [] for key in ready}
+    order = list(ready)
+    for r in range(rounds):
+        for key in order if r % 2 == 0 else reversed(order):  # alternate, so no case always runs first
+            fn, arg, reps = ready[key]
+            samples[key].append(_sample(fn, arg, reps))
+    return {key: statistics.median(s) for key, s in samples.items()}, skipped
+
+
+def main(argv: list[str]) -> int:
+    which, out = argv
+    times, skipped = measure(CASES[which], ROUNDS)
+    doc = {
+        "set": which,
+        "rounds": ROUNDS,
+        "machine_info": {
+            "python_version": sys.version.split()[0],
+            "benchmark_timer": "time.process_time (median of interleaved rounds)",
+            "argstream_bench": environment.versions(),
+        },
+        "times": [[*key, seconds] for key, seconds in times.items()],
+        "skipped": [[*key, reason] for key, reason in skipped.items()],
+    }
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,204 @@
+"""``Schema`` (compiled once per tool) and ``SchemaValidator`` (one per call): fragments in, violations out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Sequence
+
+from ..aggregate import FragmentAggregator
+from ..fragments import Empty, Path, Scalar, String, flatten
+from ..parser import IncrementalArgParser
+from .compile import Node, compile_schema, reachable
+from .state import NULL, instantiate
+from .violation import Violation
+
+__all__ = ["Schema", "SchemaValidator"]
+
+_NOTHING: tuple[Violation, ...] = ()
+_AFTER_ROOT: Path = (-1,)  # no parser gives a negative index: after the root, every fragment misses
+
+
+class Schema:
+    """A tool's JSON Schema, compiled once; :meth:`validator` starts the check of one call's arguments.
+
+    Raises :class:`SchemaError` (a ``ValueError``) at construction for a keyword
+    outside the supported subset, a malformed keyword value, a ``$ref`` that
+    names nothing or loops without descending, or a ``pattern`` that could
+    backtrack exponentially.
+    """
+
+    __slots__ = ("source", "root", "needs_values")
+
+    def __init__(self, schema: Any) -> None:
+        self.source = schema
+        self.root: Node = compile_schema(schema)
+        self.needs_values = any(node.needs_value for node in reachable(self.root))
+
+    def validator(self, *, units: str = "chars") -> SchemaValidator:
+        """A fresh validator for one value. ``units`` is how the parser's spans count: ``"chars"`` for
+        ``str`` input, ``"bytes"`` for UTF-8 input."""
+        return SchemaValidator(self, units=units)
+
+    def validate(self, instance: Any) -> list[Violation]:
+        """The violations of a complete JSON value (their offsets are ``None``: no input to point into)."""
+        text = json.dumps(instance, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        parser = IncrementalArgParser(flat=True)
+        validator = self.validator()
+        for fragment in parser.push(text) + parser.finish():
+            validator.feed(fragment)
+        return validator.violations
+
+    def is_valid(self, instance: Any) -> bool:
+        """Whether a complete value satisfies the schema."""
+        return not self.validate(instance)
+
+
+class SchemaValidator:
+    """Checks one value's fragments against a :class:`Schema` as they arrive.
+
+    ``feed(fragment, span)`` takes nested fragments or flat ``(path, leaf)``
+    pairs (flat is cheaper: no path to rebuild), and the fragment's input span
+    ``(start, end)`` from ``IncrementalArgParser(spans=True)`` when there is one,
+    and returns the violations that fragment proves. Every value's fragments
+    are looked at once; nothing is re-read. ``violations`` holds them all;
+    ``valid`` is ``None`` until the root value completes.
+    """
+
+    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done", "_skip")
+
+    def __init__(self, schema: Schema, *, units: str = "chars") -> None:
+        if units not in ("chars", "bytes"):
+            raise ValueError("units must be 'chars' or 'bytes'")
+        self.schema = schema
+        self.units = units
+        self.violations: list[Violation] = []
+        self._top: Any = instantiate(schema.root, self._collect, ())
+        self._stack: list[Any] = [self._top]
+        self._path: Path = ()
+        self._agg = FragmentAggregator() if schema.needs_values else None
+        self._done = False
+        self._skip: Any = None  # the path (the parser's own tuple) whose string pieces need no look
+
+    @property
+    def done(self) -> bool:
+        """The root value is complete."""
+        return self._done
+
+    @property
+    def valid(self) -> bool | None:
+        """``False`` as soon as a violation is proven; ``True`` once the root completes without one."""
+        if self.violations:
+            return False
+        return True if self._done else None
+
+    def _collect(self, path: Path, keyword: str, message: str, schema_path: str, span: Any,
+                 piece: str | None, index: int) -> None:
+        self.violations.append(Violation(path, keyword, message, self._offset(span, piece, index), schema_path))
+
+    def _offset(self, span: Any, piece: str | None, index: int) -> int | None:
+        """The input offset of character ``index`` of ``piece``, which the parser decoded from ``span``."""
+        if span is None:
+            return None
+        start, end = span
+        if not index or piece is None:
+            return start
+        if self.units == "chars":
+            if end - start == len(piece):
+                return start + index
+        elif end - start == len(piece.encode("utf-8", "surrogatepass")):
+            return start + len(piece[:index].encode("utf-8", "surrogatepass"))
+        return start  # the piece held an escape: its first character is as close as the span tells
+
+    def feed(self, fragment: Any, span: tuple[int, int] | None = None) -> Sequence[Violation]:
+        """Check one fragment; return the violations it proves (usually none).
+
+        Raises ``ValueError`` for fragments that break the protocol (never the
+        case for one parser's output) or arrive after the root completed.
+        """
+        if type(fragment) is tuple:
+            path, leaf = fragment
+        else:
+            path, leaf = flatten(fragment)
+        if path is self._skip and type(leaf) is String:
+            return _NOTHING  # the hot path: more of a string nothing here looks at
+        violations = self.violations
+        before = len(violations)
+        top = self._top if path == self._path else self._enter(path, span)
+        cls = type(leaf)
+        if cls is String:
+            top.text(leaf.text, span)
+            if self._agg is not None:
+                self._agg.push(fragment)
+        else:
+            completed = self._agg.push(fragment) if self._agg is not None else None
+            if cls is Scalar:
+                top.scalar(leaf.value, span)
+            elif cls is Empty:
+                top.empty(leaf.kind, span)
+            else:
+                top.done(span, completed.value if completed is not None else None)
+                self._pop()
+        self._skip = path if path is self._path and self._agg is None and self._top.quiet else None
+        return violations[before:] if len(violations) != before else _NOTHING
+
+    def extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None = None) -> Sequence[Violation]:
+        """Feed several fragments (with their spans, when given); return the violations they prove.
+
+        The loop skips string pieces nothing looks at without a call, so this
+        is the cheaper way to feed a whole ``push()`` result.
+        """
+        out: list[Violation] | None = None
+        skip = self._skip
+        if spans is None:
+            for fragment in fragments:
+                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
+                    continue
+                new = self.feed(fragment)
+                skip = self._skip
+                if new:
+                    out = self._gather(out, new)
+        else:
+            for fragment, span in zip(fragments, spans, strict=True):
+                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
+                    continue
+                new = self.feed(fragment, span)
+                skip = self._skip
+                if new:
+                    out = self._gather(out, new)
+        return _NOTHING if out is None else out
+
+    @staticmethod
+    def _gather(out: list[Violation] | None, new: Sequence[Violation]) -> list[Violation]:
+        if out is None:
+            return list(new)
+        out.extend(new)
+        return out
+
+    def _enter(self, path: Path, span: Any) -> Any:
+        """Open the states from the deepest open value down to ``path``."""
+        if self._done:
+            raise ValueError("the root value is already complete")
+        stack = self._stack
+        depth = len(stack) - 1
+        if len(path) < depth or path[:depth] != self._path:
+            raise ValueError(f"fragment at {path!r} while the value at {self._path!r} is open")
+        top = stack[-1]
+        last = len(path) - 1
+        for level in range(depth, last + 1):
+            if top is not NULL:
+                top = top.child(path[level], span, path if level == last else path[: level + 1])
+            stack.append(top)
+        self._path = path
+        self._top = top
+        return top
+
+    def _pop(self) -> None:
+        stack = self._stack
+        stack.pop()
+        if stack:
+            self._top = stack[-1]
+            self._path = self._path[:-1]
+        else:
+            self._done = True
+            self._top = NULL
+            self._path = _AFTER_ROOT
