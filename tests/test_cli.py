@@ -291,3 +291,14 @@ def test_replay_with_a_policy_reads_prompt_answers_from_the_terminal_not_the_dat
     out = capsys.readouterr().out
     assert 'Allow? [y/n] \n' in out  # no terminal to ask: end of input declines, on a line of its own
     assert "skipped by user" in out
+
+
+def test_replay_with_tools_shows_a_schema_violation_as_soon_as_it_is_proven(tmp_path, capsys) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "fs_create_file", "input_schema": {
+        "type": "object", "properties": {"path": {"type": "string", "pattern": "^docs/"}}}}]))
+    demo = Path(argstream.__file__).parent / "data" / "demo.anthropic.jsonl"
+    assert main(["replay", str(demo), "--no-color", "--tools", str(tools)]) == 1
+    out = capsys.readouterr().out
+    assert '  path: "src/greet.py"\n✗ fs_create_file: breaks its schema at /path: \'src/greet.py\' does not match' in out
+    assert "✓" not in out and out.count("✗") == 1

@@ -138,8 +138,10 @@ def test_live_and_record_with_every_sdk(tmp_path, capsys, monkeypatch, provider,
     else:
         reply = Reply.body(sse(items, event_field="type" if provider == "openai_responses" else None), 61)
     url_suffix = "/v1" if provider == "openai_responses" else ""
+    tools = tmp_path / "tools.json"  # the recording's tools (live checks each call against what it sent)
+    tools.write_text(json.dumps({call["name"]: {"type": "object"} for call in expected["tool_calls"]}))
     with LoopbackServer(reply) as server:
-        base = ["--provider", provider, "--model", "m", "--base-url", server.url + url_suffix]
+        base = ["--provider", provider, "--model", "m", "--base-url", server.url + url_suffix, "--tools", str(tools)]
         assert main(["live", *base, "--no-color", "go"]) == 0
         live = capsys.readouterr().out
         assert main(["record", *base, "go"]) == 0

@@ -244,16 +244,17 @@ def _policies(args: argparse.Namespace, tools: Any) -> Any:
         raise CommandError(f"{args.policy}: {problems}") from None
 
 
-def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace) -> int:
-    """Render every stream item; 1 when a call failed or the stream ended in error."""
-    from .stream import StreamFinished, ToolCallFailed, iter_tool_stream
+def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace, tools: Any = None) -> int:
+    """Render every stream item (calls checked against ``tools``' schemas when given); 1 when a call
+    failed or broke its schema, or the stream ended in error."""
+    from .stream import StreamFinished, ToolCallFailed, ToolCallViolation, iter_tool_stream
 
     renderer = _renderer(args)
     status = 0
     try:
-        for item in iter_tool_stream(items, provider):
+        for item in iter_tool_stream(items, provider, tools=tools):
             renderer(item)
-            if isinstance(item, ToolCallFailed) or (isinstance(item, StreamFinished) and item.reason.value == "error"):
+            if isinstance(item, (ToolCallFailed, ToolCallViolation)) or (isinstance(item, StreamFinished) and item.reason.value == "error"):
                 status = 1
     finally:
         renderer.close()
@@ -288,7 +289,8 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
     def decided(call: Any) -> None:
         renderer.write_line(f"  policy: {call.mode.value} (at argument chunk {call.decided_at})", "dim")
 
-    turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=renderer, on_decision=decided)
+    turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=renderer, on_decision=decided,
+                           tools=tools)
     drive = run_inline if args.answer else run_threaded  # a scripted answer needs no second thread
     try:
         result = drive(turn, events, close=close)
@@ -312,7 +314,7 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
     provider, objects = _detect(objects, provider, name)
     paced = _paced(objects, args.delay)
     if not args.policy:
-        return _render_stream(paced, provider, args)
+        return _render_stream(paced, provider, args, _tools(args) if args.tools else None)
     module = importlib.import_module(f"argstream.providers.{provider}")
     events = module.to_events(paced)
     return _render_with_policy(events, getattr(events, "close", None), args, _tools(args))
@@ -338,20 +340,24 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _tool_specs(tools: Any) -> list[tuple[str, str, dict[str, Any]]]:
-    """``(name, description, JSON schema)`` from ``{name: schema}``, Anthropic's or OpenAI's list."""
-    if isinstance(tools, dict):
-        return [(str(name), "", schema) for name, schema in tools.items()]
-    if not isinstance(tools, list):
+    """``(name, description, JSON schema)`` of each tool, read by :func:`argstream.tools.tool_schemas`."""
+    from .tools import tool_schemas
+
+    if not isinstance(tools, (dict, list)):
         raise CommandError("a tool list is a JSON array or a {name: schema} object")
-    specs: list[tuple[str, str, dict[str, Any]]] = []
-    for tool in tools:
-        inner = tool.get("function", tool) if isinstance(tool, dict) else None
-        if not isinstance(inner, dict) or not isinstance(inner.get("name"), str):
-            raise CommandError(f"a tool definition without a name: {visible_line(json.dumps(tool))[:80]}")
-        schema = inner.get("input_schema", inner.get("parameters", {"type": "object", "properties": {}}))
+    try:
+        schemas = tool_schemas(tools)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise CommandError(f"--tools: {visible_line(str(exc))[:200]}") from None
+    descriptions: dict[str, str] = {}
+    for tool in tools if isinstance(tools, list) else ():
+        inner = tool.get("function", tool) if isinstance(tool, dict) else {}
+        descriptions[str(inner.get("name"))] = str(inner.get("description", ""))
+    specs = []
+    for name, schema in schemas.items():
         if not isinstance(schema, dict):
-            raise CommandError(f"tool {visible_line(inner['name'])}: its schema is not a JSON object")
-        specs.append((inner["name"], str(inner.get("description", "")), schema))
+            raise CommandError(f"tool {visible_line(name)}: its schema is not a JSON object")
+        specs.append((name, descriptions.get(name, ""), schema))
     return specs
 
 
@@ -443,7 +449,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     try:
         stream = _request(args, tools)
         if not args.policy:
-            return _render_stream(stream, args.provider, args)
+            return _render_stream(stream, args.provider, args, tools)
         module = importlib.import_module(f"argstream.providers.{args.provider}")
         return _render_with_policy(module.to_events(stream), getattr(stream, "close", None), args, tools)
     except _sdk_errors(args.provider) as exc:

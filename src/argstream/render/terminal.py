@@ -47,6 +47,7 @@ from ..stream import (
     ToolCallFailed,
     ToolCallFinished,
     ToolCallStarted,
+    ToolCallViolation,
 )
 from .formatting import STYLES, label
 from .sanitize import visible, visible_line
@@ -71,6 +72,12 @@ def make_console(out: TextIO | None = None, color: bool | None = None) -> Consol
     if color is True and console.color_system is None:  # TERM=dumb or unset: still honour the request
         console = Console(**options, color_system="standard")
     return console
+
+
+def _broken(violation: Any) -> str:
+    """A schema violation in one line: where, and why."""
+    where = "/".join(str(step) for step in getattr(violation, "path", ()))
+    return f"breaks its schema at /{where}: {getattr(violation, 'message', violation)}"
 
 
 def _chop(text: str, room: int) -> int:
@@ -304,7 +311,9 @@ class TerminalRenderer:
         elif cls is ToolCallStarted:
             self._started(item.id, item.name)
         elif cls is ToolCallFailed:
-            self._failed_call(item.id, item.name, item.error)
+            self._failed_call(item.id, item.name, f"invalid arguments ({item.error})")
+        elif cls is ToolCallViolation:
+            self._failed_call(item.id, item.name, _broken(item.violation))
         elif cls is ToolCallFinished:
             self._finished(item)
         elif cls is _Line:
@@ -335,20 +344,21 @@ class TerminalRenderer:
         self._active = call_id
         self._header(name, call_id)
 
-    def _failed_call(self, call_id: str, name: str, error: Any) -> None:
+    def _failed_call(self, call_id: str, name: str, reason: str) -> None:
         self._end_string()
         self._failed.add(call_id)
-        self._line((f"✗ {visible_line(name)}: invalid arguments ({visible_line(str(error))})", "red"))
+        self._line((f"✗ {visible_line(name)}: {visible_line(reason)}", "red"))
 
     def _finished(self, item: ToolCallFinished) -> None:
         self._end_string()
         self._calls.pop(item.id, None)
         if self._active == item.id:
             self._active = None
-        if item.error is None:
+        if item.error is None and not item.violations:
             self._line((f"✓ {visible_line(item.name)}", "green"))
         elif item.id not in self._failed:
-            self._failed_call(item.id, item.name, item.error)
+            reason = f"invalid arguments ({item.error})" if item.error is not None else _broken(item.violations[0])
+            self._failed_call(item.id, item.name, reason)
         self._failed.discard(item.id)
 
     # -- arguments -----------------------------------------------------------------------
