@@ -75,7 +75,10 @@ def test_readme_python_examples_run_as_written(tmp_path, monkeypatch, capsys) ->
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     (tmp_path / "policies.toml").write_text(_blocks(readme, "toml")[0])
-    (tmp_path / "tools.json").write_bytes((DATA / "demo_tools.json").read_bytes())
+    edit = {"name": "edit", "description": "Edit a file.", "input_schema": {"type": "object", "properties": {
+        "mode": {"enum": ["read", "write"]}, "content": {"type": "string"}}}}  # the schema example's tool
+    tools = json.loads((DATA / "demo_tools.json").read_text(encoding="utf-8")) + [edit]
+    (tmp_path / "tools.json").write_text(json.dumps(tools))
     demo = [json.loads(line) for line in (DATA / "demo.anthropic.jsonl").read_text().splitlines()]
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
@@ -90,7 +93,8 @@ def test_readme_python_examples_run_as_written(tmp_path, monkeypatch, capsys) ->
     assert "\nfs_create_file:\n  path known: toolu_demo\n" in out  # the provider loop
     assert namespace["ready"]["toolu_demo"][1]["path"] == "src/greet.py"
     assert "run fs_create_file {'path': 'src/greet.py'" in out  # the policy: src/ is unattended
-    assert out.endswith("FinishReason.TOOL_USE ['approved']\n")
+    assert "FinishReason.TOOL_USE ['approved']\n" in out
+    assert out.endswith("('mode',) enum\n")  # the schema example: stopped at the "d" of "delete"
 
 
 def test_readme_shell_commands_exist() -> None:
