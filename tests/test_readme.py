@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import json
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import argstream
 from argstream import DONE, FragmentAggregator, ObjectEntry, String
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(argstream.__file__).parent / "data"
 
 
 def test_readme_parser_example(make_parser) -> None:
@@ -49,3 +58,58 @@ def test_cli_parse_reports_errors() -> None:
 
 def test_backend_is_reported() -> None:
     assert argstream.BACKEND in ("cython", "python")
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    """The fenced code blocks of ``language`` in a Markdown text, in order."""
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.S | re.M)
+
+
+@pytest.mark.sdk
+def test_readme_python_examples_run_as_written(tmp_path, monkeypatch, capsys) -> None:
+    """Every ``python`` block of the README, in order and in one namespace, as a reader would paste
+    them: against the demo's recorded stream served by the loopback server, with the README's own
+    policy file and the demo's tool definitions."""
+    pytest.importorskip("anthropic")
+    from loopback import LoopbackServer, Reply, sse
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (tmp_path / "policies.toml").write_text(_blocks(readme, "toml")[0])
+    edit = {"name": "edit", "description": "Edit a file.", "input_schema": {"type": "object", "properties": {
+        "mode": {"enum": ["read", "write"]}, "content": {"type": "string"}}}}  # the schema example's tool
+    tools = json.loads((DATA / "demo_tools.json").read_text(encoding="utf-8")) + [edit]
+    (tmp_path / "tools.json").write_text(json.dumps(tools))
+    demo = [json.loads(line) for line in (DATA / "demo.anthropic.jsonl").read_text().splitlines()]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    namespace: dict = {"__name__": "readme"}
+    with LoopbackServer(Reply.body(sse(demo, event_field="type"), 80)) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        for block in _blocks(readme, "python"):
+            exec(compile(block, "README.md", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "path is complete\nfn main() {}\n" in out  # the parser
+    assert "\nfs_create_file:\n  path known: toolu_demo\n" in out  # the provider loop
+    assert namespace["ready"]["toolu_demo"][1]["path"] == "src/greet.py"
+    assert "run fs_create_file {'path': 'src/greet.py'" in out  # the policy: src/ is unattended
+    assert "FinishReason.TOOL_USE ['approved']\n" in out
+    assert out.endswith("('mode',) enum\n")  # the schema example: stopped at the "d" of "delete"
+
+
+def test_readme_shell_commands_exist() -> None:
+    """Each ``argstream ...`` command the README names parses (options and subcommands exist)."""
+    from argstream.cli import build_parser
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"`(argstream [a-z][^`]*)`", readme)
+    assert len(commands) >= 4
+    placeholders = {"M": "model", "PROMPT": "hello", "FILE": "rec.jsonl", "...": None}
+    for command in commands:
+        words = [placeholders.get(w, w) for w in command.split()[1:]]
+        words = [w for w in words if w is not None]
+        if words[0] in ("live", "record") and "--model" not in words:
+            words += ["--provider", "anthropic", "--model", "m", "hello"]
+        if words[0] == "replay" and len(words) == 1:
+            words.append("rec.jsonl")
+        build_parser().parse_args(words)

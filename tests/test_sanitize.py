@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import unicodedata
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from argstream.events import FinishReason, ToolCallArgumentProgress
-from argstream.fragments import ObjectEntry, String
+from argstream.fragments import DONE, ObjectEntry, Scalar, String
 from argstream.render import TerminalRenderer, format_call
 from argstream.render.sanitize import has_unsafe, visible, visible_line
 from argstream.stream import ReasoningDelta, StreamFinished, TextDelta, ToolCallFinished, ToolCallStarted
@@ -63,17 +64,33 @@ def _hostile(draw) -> str:
     return "".join(pieces)
 
 
-@given(name=_hostile(), call_id=_hostile(), key=_hostile(), text=_hostile(), value=_hostile())
-def test_renderer_output_has_no_control_the_renderer_did_not_write(name, call_id, key, text, value) -> None:
+SGR = re.compile(r"\x1b\[[0-9;]*m")  # the only escape sequences the renderer writes: colours and weights
+
+
+@given(name=_hostile(), call_id=_hostile(), key=_hostile(), text=_hostile(), value=_hostile(),
+       style=st.sampled_from(["function_call", "json", "off"]), color=st.booleans(), path=st.sampled_from(["a.py", "b"]))
+def test_renderer_output_has_no_control_the_renderer_did_not_write(
+    name, call_id, key, text, value, style, color, path
+) -> None:
     buf = io.StringIO()
-    renderer = TerminalRenderer(buf, color=False)
+    renderer = TerminalRenderer(buf, color=color, style=style, width=40)
     items = [
         TextDelta(text), ReasoningDelta(text), ToolCallStarted(call_id, name),
+        ToolCallArgumentProgress(call_id, name, ObjectEntry("path", String(path))),
+        ToolCallArgumentProgress(call_id, name, ObjectEntry("path", DONE)),
         ToolCallArgumentProgress(call_id, name, ObjectEntry(key, String(value or "v"))),
+        ToolCallArgumentProgress(call_id, name, ObjectEntry(key, DONE)),
+        ToolCallArgumentProgress(call_id, name, ObjectEntry(value, Scalar(1))),
         ToolCallFinished(call_id, name, {key: value}),
         StreamFinished(FinishReason.TOOL_USE),
     ]
     for item in items:
         renderer(item)
+    renderer.hold(f"? {format_call(name, {key: value}, [key])}  Allow? [y/n] ")
+    renderer.release()
+    renderer.write_line(value)
     renderer.close()
-    assert not _controls(buf.getvalue(), newline=True, tab=True)
+    out = buf.getvalue()
+    assert not _controls(SGR.sub("", out), newline=True, tab=True)
+    if not color:
+        assert "\x1b" not in out

@@ -1,170 +1,557 @@
 """The ``argstream`` command.
 
 - ``demo``: replay the tool-calling stream shipped in the package and render it live;
-- ``replay FILE``: the same for a recorded stream (one wire JSON object a line, or raw SSE);
-- ``parse``: read JSON from standard input and print its fragments, one a line.
+- ``replay FILE|-``: the same for a recorded stream (one wire JSON object a line, or raw SSE),
+  read as it arrives, so ``curl -N ... | argstream replay -`` renders live;
+- ``parse [FILE|-]``: JSON in, its fragments out, one a line (``repr`` or ``json``), as it arrives;
+- ``live``: ask a real model through its official SDK and render the answer live, with the policy
+  decisions; no tool is ever executed. ``record`` writes the same stream for ``replay``.
+
+Errors are one line on standard error: status 2 for a usage mistake, 1 for invalid input or a
+failed request; Ctrl-C exits with 130 and a closed output pipe ends quietly (141).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
+import re
 import sys
 import time
 from importlib import resources
+from itertools import chain
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import IO, Any, BinaryIO, Iterable, Iterator, NoReturn, Sequence, TextIO
 
-from . import BACKEND, ArgumentStreamError, IncrementalArgParser
+from . import BACKEND, ArgumentStreamError, IncrementalArgParser, __version__
+from .fragments import Empty, Scalar, String, flatten
+from .render.sanitize import visible_line
 
-__all__ = ["main"]
+__all__ = ["main", "read_wire", "wire_objects"]
+
+PROVIDERS = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
+SDK_PROVIDERS = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
+_READ_SIZE = 1 << 16
 
 
-def _sample() -> bytes:
-    return resources.files("argstream").joinpath("data/sample_args.json").read_bytes()
+class CommandError(Exception):
+    """An error reported as one line on standard error, with the exit status it means."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
 
 
-def cmd_parse(args: argparse.Namespace) -> int:
-    """Feed the input in ``--chunk-size`` pieces, as a stream would arrive, and print each fragment."""
-    data = _sample() if args.sample else sys.stdin.buffer.read()
-    parser = IncrementalArgParser(flat=args.flat, max_depth=args.max_depth)
-    out = sys.stdout
-    size = max(1, args.chunk_size) if args.chunk_size else len(data) or 1
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, with a usage mistake as one line (status 2) instead of the usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandError(f"{message} (see '{self.prog} --help')", 2)
+
+
+def _number(kind: type, minimum: float, what: str) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+
+    return parse
+
+
+# -- input, read as it arrives ------------------------------------------------------------
+
+
+def open_input(name: str) -> BinaryIO:
+    """The named file for reading (``-``: standard input), or a one-line error."""
+    if name == "-":
+        return sys.stdin.buffer
+    if os.path.isdir(name):
+        raise CommandError(f"{name}: is a directory")
     try:
-        for start in range(0, len(data), size):
-            for fragment in parser.push(data[start : start + size]):
-                out.write(f"{fragment!r}\n")
-        for fragment in parser.finish():
-            out.write(f"{fragment!r}\n")
-    except ArgumentStreamError as exc:
-        print(f"argstream: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        return open(name, "rb")  # noqa: SIM115 - closed by the caller
+    except FileNotFoundError:
+        raise CommandError(f"{name}: no such file") from None
+    except OSError as exc:
+        raise CommandError(f"{name}: {exc.strerror}") from None
 
 
-def read_wire(text: str) -> list[Any]:
-    """Decode a recorded stream: one JSON object a line, or SSE (``data:`` lines; ``[DONE]`` dropped)."""
-    lines = text.splitlines()
-    if any(line.startswith("data:") for line in lines):
-        payloads = [line[5:].strip() for line in lines if line.startswith("data:")]
-        return [json.loads(p) for p in payloads if p and p != "[DONE]"]
-    return [json.loads(line) for line in lines if line.strip()]
+def read_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """The bytes of ``stream`` as they arrive (``read1`` returns what is there, without waiting to fill)."""
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        data = read(_READ_SIZE)
+        if not data:
+            return
+        yield data
 
 
-def _paced(items: list[Any], delay: float) -> Iterator[Any]:
+def wire_objects(lines: Iterable[bytes | str], name: str = "<input>") -> Iterator[dict[str, Any]]:
+    """Decode a recorded stream line by line as it arrives: one JSON object a line, or SSE.
+
+    SSE ``data:`` lines are decoded (``[DONE]`` dropped); ``event:``, ``id:``, ``retry:`` and
+    comment lines are skipped. A line that is not a JSON object raises a one-line error naming
+    the line.
+    """
+    for number, raw in enumerate(lines, 1):
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise CommandError(f"{name}:{number}: not UTF-8 text (is it a binary file?)") from None
+        line = raw.strip()
+        if not line or line.startswith((":", "event:", "id:", "retry:")):
+            continue
+        if line.startswith("data:"):
+            line = line[5:].strip()
+            if not line or line == "[DONE]":
+                continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"{name}:{number}: not a wire event ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise CommandError(f"{name}:{number}: a wire event is a JSON object, not {type(obj).__name__}")
+        yield obj
+
+
+def read_wire(text: str) -> list[dict[str, Any]]:
+    """Decode a whole recorded stream held in memory (see :func:`wire_objects`)."""
+    return list(wire_objects(text.splitlines()))
+
+
+def _detect(objects: Iterator[Any], provider: str | None, name: str) -> tuple[str, Iterator[Any]]:
+    """The provider (named, or detected from the first event) and the events, the first put back."""
+    from .stream import detect_provider
+
+    first = next(objects, None)
+    if first is None:
+        raise CommandError(f"{name}: no wire events (an empty recording)")
+    if provider is None:
+        try:
+            provider = detect_provider(first)
+        except ValueError:
+            raise CommandError(f"{name}: not a known provider's stream; name it with --provider") from None
+    return provider, chain([first], objects)
+
+
+def _paced(items: Iterable[Any], delay: float) -> Iterator[Any]:
     for item in items:
         if delay:
             time.sleep(delay)
         yield item
 
 
-def _replay(items: list[Any], provider: str | None, delay: float, color: bool | None) -> int:
-    from .render import TerminalRenderer
-    from .stream import StreamFinished, ToolCallFinished, iter_tool_stream
+# -- parse ----------------------------------------------------------------------------------
 
-    renderer = TerminalRenderer(color=color)
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+"""What ``json.dumps`` leaves raw but a terminal acts on: DEL, C1 controls, bidi marks, line separators."""
+
+
+def _fragment_json(fragment: Any) -> str:
+    path, leaf = flatten(fragment)
+    cls = type(leaf)
+    if cls is String:
+        shown: dict[str, Any] = {"type": "string", "text": leaf.text}
+    elif cls is Scalar:
+        shown = {"type": "scalar", "value": leaf.value}
+    elif cls is Empty:
+        shown = {"type": "empty", "kind": leaf.kind}
+    else:
+        shown = {"type": "done"}
+    line = json.dumps({"path": list(path), "fragment": shown}, ensure_ascii=False)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
+def _pieces(stream: BinaryIO, size: int) -> Iterator[bytes]:
+    for data in read_chunks(stream):
+        if not size:
+            yield data
+            continue
+        for start in range(0, len(data), size):
+            yield data[start : start + size]
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    """Feed the input as it arrives (in ``--chunk-size`` pieces) and print each fragment at once."""
+    import io
+
+    if args.sample:
+        stream: BinaryIO = io.BytesIO(resources.files("argstream").joinpath("data/sample_args.json").read_bytes())
+    else:
+        stream = open_input(args.file)
+    show = _fragment_json if args.format == "json" else repr
+    parser = IncrementalArgParser(flat=args.flat, max_depth=args.max_depth)
+    out = sys.stdout
+    try:
+        for piece in _pieces(stream, args.chunk_size):
+            for fragment in parser.push(piece):
+                out.write(show(fragment) + "\n")
+            out.flush()
+        for fragment in parser.finish():
+            out.write(show(fragment) + "\n")
+    except ArgumentStreamError as exc:
+        raise CommandError(f"{args.file}: {exc}") from None
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    return 0
+
+
+# -- rendering: replay, demo, live ------------------------------------------------------------
+
+
+def _renderer(args: argparse.Namespace) -> Any:
+    try:
+        from .render.terminal import TerminalRenderer
+    except ImportError:
+        raise CommandError("rendering needs rich: pip install 'argstream[render]'") from None
+    return TerminalRenderer(color=args.color, style=args.style, reasoning=args.reasoning)
+
+
+def _load_json(name: str, what: str) -> Any:
+    with open_input(name) as f:
+        try:
+            return json.loads(f.read().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CommandError(f"{name}: not a JSON {what} ({exc})") from None
+
+
+def _tools(args: argparse.Namespace) -> Any:
+    """The ``--tools`` file, or the demo's tool definitions."""
+    if args.tools:
+        return _load_json(args.tools, "tool list")
+    return json.loads(resources.files("argstream").joinpath("data/demo_tools.json").read_text(encoding="utf-8"))
+
+
+def _policies(args: argparse.Namespace, tools: Any) -> Any:
+    from .policy import load_policies
+
+    if os.path.isdir(args.policy):
+        raise CommandError(f"{args.policy}: is a directory")
+    if not os.path.exists(args.policy):
+        raise CommandError(f"{args.policy}: no such file")
+    try:
+        return load_policies(Path(args.policy), tools=tools)
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:  # PolicyError is a ValueError
+        problems = "; ".join(line.strip() for line in str(exc).splitlines())
+        raise CommandError(f"{args.policy}: {problems}") from None
+
+
+def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace, tools: Any = None) -> int:
+    """Render every stream item (calls checked against ``tools``' schemas when given); 1 when a call
+    failed or broke its schema, or the stream ended in error."""
+    from .stream import StreamFinished, ToolCallFailed, ToolCallViolation, iter_tool_stream
+
+    renderer = _renderer(args)
     status = 0
-    for item in iter_tool_stream(_paced(items, delay), provider or None):
-        renderer(item)
-        if type(item) is ToolCallFinished and item.error is not None:
-            status = 1
-        elif type(item) is StreamFinished and item.reason.value == "error":
-            status = 1
-    renderer.close()
+    try:
+        for item in iter_tool_stream(items, provider, tools=tools):
+            renderer(item)
+            if isinstance(item, (ToolCallFailed, ToolCallViolation)) or (isinstance(item, StreamFinished) and item.reason.value == "error"):
+                status = 1
+    finally:
+        renderer.close()
     return status
 
 
-def _replay_with_policy(items: list[Any], provider: str | None, args: argparse.Namespace) -> int:
-    """Replay through a ``TurnCoordinator``: decisions while the arguments stream, prompts, cancellation."""
-    import importlib
+def _answers(args: argparse.Namespace) -> TextIO | None:
+    """Where prompt answers come from: standard input, or the terminal when standard input is the data."""
+    if args.answer:
+        return None
+    if getattr(args, "file", None) != "-":
+        return sys.stdin
+    try:
+        return open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - lives as long as the command
+    except OSError:
+        return None
 
-    from .policy import TurnCoordinator, load_policies
+
+def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namespace, tools: Any) -> int:
+    """Decide each call while it streams: decisions, prompts and cancellation, drawn live."""
+    from .policy import TurnCoordinator
     from .policy.drivers import run_inline, run_threaded
-    from .render import TerminalRenderer, format_call
-    from .stream import detect_provider
+    from .render.prompt import Prompt, edit_in_editor, find_editor
 
-    policies = load_policies(Path(args.policy))
-    renderer = TerminalRenderer(color=args.color)
-    module = importlib.import_module(f"argstream.providers.{provider or detect_provider(items[0])}")
-
-    def prompt(call: Any) -> bool:
-        renderer.close()
-        streaming = [call.streaming_parameter] if call.streaming_parameter else []
-        question = f"? {format_call(call.name, call.partial_arguments(), streaming)}  Allow? [y/n] "
-        if args.answer:
-            print(question + ("y" if args.answer == "yes" else "n"), flush=True)
-            return args.answer == "yes"
-        try:
-            return input(question).strip().lower().startswith("y")
-        except EOFError:
-            return False
+    policies = _policies(args, tools)
+    renderer = _renderer(args)
+    answers = _answers(args)
+    editor = find_editor() if answers is not None and answers.isatty() else None
+    prompt = Prompt(renderer, answers, answer=args.answer and args.answer[0],
+                    edit=edit_in_editor(editor) if editor else None)
 
     def decided(call: Any) -> None:
-        renderer.close()
-        print(f"  policy: {call.mode.value} (at argument chunk {call.decided_at})", flush=True)
+        renderer.write_line(f"  policy: {call.mode.value} (at argument chunk {call.decided_at})", "dim")
 
-    events = module.to_events(_paced(items, args.delay))
-    turn = TurnCoordinator(policies, prompt=prompt, render=renderer, on_decision=decided)
+    turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=renderer, on_decision=decided,
+                           tools=tools)
     drive = run_inline if args.answer else run_threaded  # a scripted answer needs no second thread
-    result = drive(turn, events, close=getattr(events, "close", None))
-    renderer.close()
+    try:
+        result = drive(turn, events, close=close)
+    finally:
+        renderer.close()
     for call in result.calls:
+        name = visible_line(call.name)
         if call.skipped:
-            print(f"✗ {call.name}: {call.response} ({call.dropped_chunks} argument chunks dropped)")
+            renderer.write_line(f"✗ {name}: {call.response} ({call.dropped_chunks} argument chunks dropped)", "red")
         elif call.error is not None:
-            print(f"✗ {call.name}: invalid arguments ({call.error})")
+            renderer.write_line(f"✗ {name}: invalid arguments ({call.error})", "red")
         elif call.complete:
-            print(f"✓ {call.name}: {'approved' if call.approved else call.status.value}, {len(call.arguments or {})} arguments")
+            state = "approved" if call.approved else call.status.value
+            renderer.write_line(f"✓ {name}: {state}, {len(call.arguments or {})} arguments (not executed)", "green")
     reason = result.finish_reason.value if result.finish_reason is not None else "none"
-    print(f"— {reason}{' (stream cancelled)' if result.cancelled else ''}")
+    renderer.write_line(f"— {reason}{' (stream cancelled)' if result.cancelled else ''}", "dim")
     return 0 if result.finish_reason is not None and result.finish_reason.value != "error" else 1
+
+
+def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespace, name: str) -> int:
+    provider, objects = _detect(objects, provider, name)
+    paced = _paced(objects, args.delay)
+    if not args.policy:
+        return _render_stream(paced, provider, args, _tools(args) if args.tools else None)
+    module = importlib.import_module(f"argstream.providers.{provider}")
+    events = module.to_events(paced)
+    return _render_with_policy(events, getattr(events, "close", None), args, _tools(args))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Replay the shipped Anthropic stream: thinking, text, then a file write that streams in."""
-    text = resources.files("argstream").joinpath("data/demo.anthropic.jsonl").read_text(encoding="utf-8")
-    if args.policy:
-        return _replay_with_policy(read_wire(text), "anthropic", args)
-    return _replay(read_wire(text), "anthropic", args.delay, args.color)
+    with resources.files("argstream").joinpath("data/demo.anthropic.jsonl").open("rb") as f:
+        return _replay(wire_objects(f, "demo"), "anthropic", args, "demo")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Replay a recorded stream file through the provider adapter and render it."""
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    """Replay a recorded stream, read line by line as it arrives, through the provider adapter."""
+    stream = open_input(args.file)
+    try:
+        return _replay(wire_objects(stream, args.file), args.provider, args, args.file)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+
+
+# -- live and record: a real model through its official SDK -----------------------------------
+
+
+def _tool_specs(tools: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(name, description, JSON schema)`` of each tool, read by :func:`argstream.tools.tool_schemas`."""
+    from .tools import tool_schemas
+
+    if not isinstance(tools, (dict, list)):
+        raise CommandError("a tool list is a JSON array or a {name: schema} object")
+    try:
+        schemas = tool_schemas(tools)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise CommandError(f"--tools: {visible_line(str(exc))[:200]}") from None
+    descriptions: dict[str, str] = {}
+    for tool in tools if isinstance(tools, list) else ():
+        inner = tool.get("function", tool) if isinstance(tool, dict) else {}
+        descriptions[str(inner.get("name"))] = str(inner.get("description", ""))
+    specs = []
+    for name, schema in schemas.items():
+        if not isinstance(schema, dict):
+            raise CommandError(f"tool {visible_line(name)}: its schema is not a JSON object")
+        specs.append((name, descriptions.get(name, ""), schema))
+    return specs
+
+
+def _sdk(module: str, extra: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise CommandError(f"--provider {extra} needs its SDK: pip install 'argstream[{extra.split('_')[0]}]'") from None
+
+
+def _request(args: argparse.Namespace, tools: Any) -> Any:
+    """Start the streaming request through the provider's official SDK; the SDK's stream object."""
+    specs = _tool_specs(tools)
+    messages = [{"role": "user", "content": args.prompt}]
+    functions = [{"name": n, "description": d, "parameters": s} for n, d, s in specs]
+    if args.provider == "anthropic":
+        anthropic = _sdk("anthropic", "anthropic")
+        client = anthropic.Anthropic(base_url=args.base_url, max_retries=0)
+        return client.messages.create(
+            model=args.model, max_tokens=args.max_tokens, messages=messages, stream=True,
+            tools=[{"name": n, "description": d, "input_schema": s} for n, d, s in specs],
+        )
+    if args.provider in ("openai_chat", "openai_responses"):
+        openai = _sdk("openai", args.provider)
+        client = openai.OpenAI(base_url=args.base_url, max_retries=0)
+        if args.provider == "openai_chat":
+            return client.chat.completions.create(
+                model=args.model, messages=messages, stream=True, max_completion_tokens=args.max_tokens,
+                tools=[{"type": "function", "function": f} for f in functions],
+            )
+        return client.responses.create(
+            model=args.model, input=args.prompt, stream=True, max_output_tokens=args.max_tokens,
+            tools=[{"type": "function", **f} for f in functions],
+        )
+    if args.provider == "gemini":
+        genai = _sdk("google.genai", "gemini")
+        types = importlib.import_module("google.genai.types")
+        try:
+            client = genai.Client(http_options=types.HttpOptions(base_url=args.base_url) if args.base_url else None)
+        except ValueError as exc:  # no API key in the environment
+            raise CommandError(f"gemini: {exc}") from None
+        declarations = [types.FunctionDeclaration(name=n, description=d, parameters_json_schema=s) for n, d, s in specs]
+        config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=declarations)],
+                                             max_output_tokens=args.max_tokens)
+        return _holding(client, client.models.generate_content_stream(model=args.model, contents=args.prompt,
+                                                                        config=config))
+    ollama = _sdk("ollama", "ollama")
+    client = ollama.Client(host=args.base_url)
+    return client.chat(model=args.model, messages=messages, stream=True,
+                       tools=[{"type": "function", "function": f} for f in functions])
+
+
+def _holding(client: Any, stream: Iterable[Any]) -> Iterator[Any]:
+    """``stream``, keeping ``client`` alive while it is read (google-genai closes its HTTP client when collected)."""
+    try:
+        yield from stream
+    finally:
+        del client
+
+
+def _wire_dict(obj: Any) -> Any:
+    """An SDK stream object as the wire JSON it was decoded from."""
+    dump = getattr(obj, "model_dump", None)
+    return dump(mode="json", exclude_unset=True, by_alias=True) if dump is not None else obj
+
+
+_SDK_ERRORS = {
+    "anthropic": ("anthropic", ("AnthropicError",)),
+    "openai_chat": ("openai", ("OpenAIError",)),
+    "openai_responses": ("openai", ("OpenAIError",)),
+    "gemini": ("google.genai.errors", ("APIError",)),
+    "ollama": ("ollama", ("ResponseError", "RequestError")),
+}
+
+
+def _sdk_errors(provider: str) -> tuple[type[BaseException], ...]:
+    """The SDK's own error classes, reported as one line (a refused key, a dropped connection)."""
+    module, names = _SDK_ERRORS[provider]
+    sdk = sys.modules.get(module)
+    errors = tuple(getattr(sdk, n) for n in names if isinstance(getattr(sdk, n, None), type))
+    return errors + (ConnectionError,)
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    """Ask the model, render its answer live with the policy decisions; never run a tool."""
+    tools = _tools(args)
     if args.policy:
-        return _replay_with_policy(read_wire(text), args.provider, args)
-    return _replay(read_wire(text), args.provider, args.delay, args.color)
+        _policies(args, tools)  # a policy mistake is reported before the request is made
+    try:
+        stream = _request(args, tools)
+        if not args.policy:
+            return _render_stream(stream, args.provider, args, tools)
+        module = importlib.import_module(f"argstream.providers.{args.provider}")
+        return _render_with_policy(module.to_events(stream), getattr(stream, "close", None), args, tools)
+    except _sdk_errors(args.provider) as exc:
+        raise CommandError(f"{args.provider}: {visible_line(str(exc))}") from None
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """Write the model's stream as wire JSON, one event a line, for ``replay``."""
+    tools = _tools(args)
+    out = sys.stdout
+    try:
+        for event in _request(args, tools):
+            out.write(json.dumps(_wire_dict(event), ensure_ascii=False) + "\n")
+            out.flush()
+    except _sdk_errors(args.provider) as exc:
+        raise CommandError(f"{args.provider}: {visible_line(str(exc))}") from None
+    return 0
+
+
+# -- the command line ---------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="argstream", description=f"Incremental tool-call argument parsing ({BACKEND} core).")
-    sub = ap.add_subparsers(dest="command", required=True)
-    render_opts = argparse.ArgumentParser(add_help=False)
-    render_opts.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
-                             help="force colour on or off (default: when writing to a terminal)")
-    render_opts.add_argument("--policy", metavar="TOML", help="decide tool calls by this policy file while they stream")
-    render_opts.add_argument("--answer", choices=["yes", "no"], help="answer every policy prompt (default: ask)")
-    d = sub.add_parser("demo", parents=[render_opts], help="replay a recorded tool-calling stream and render it live")
-    d.add_argument("--delay", type=float, default=0.03, help="seconds between wire events (0 for none)")
+    ap = _ArgumentParser(prog="argstream", description=f"Incremental tool-call argument parsing ({BACKEND} core).")
+    ap.add_argument("--version", action="version", version=f"argstream {__version__} ({BACKEND} core)")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
+    delay = _number(float, 0, "a number of seconds (0 or more)")
+
+    render = _ArgumentParser(add_help=False)
+    render.add_argument("--style", choices=["function_call", "json", "off"], default="function_call",
+                        help="how tool call arguments are drawn (RFD D26 display styles)")
+    render.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
+                        help="force colour on or off (default: rich decides: terminal, NO_COLOR, FORCE_COLOR)")
+    render.add_argument("--no-reasoning", dest="reasoning", action="store_false", help="hide the model's reasoning")
+    policy = _ArgumentParser(add_help=False)
+    policy.add_argument("--policy", metavar="TOML", help="decide tool calls by this policy file while they stream")
+    policy.add_argument("--tools", metavar="JSON",
+                        help="the tool definitions (Anthropic, OpenAI or {name: schema}); default: the demo's")
+    policy.add_argument("--answer", choices=["yes", "no"], help="answer every policy prompt (default: ask)")
+    sdk = _ArgumentParser(add_help=False)
+    sdk.add_argument("--provider", required=True, choices=SDK_PROVIDERS, help="the official SDK to call")
+    sdk.add_argument("--model", required=True, help="the model name")
+    sdk.add_argument("--base-url", help="the API's address (default: the SDK's; any compatible server)")
+    sdk.add_argument("--max-tokens", type=_number(int, 1, "a positive number"), default=4096)
+    sdk.add_argument("prompt", help="what to ask the model")
+
+    d = sub.add_parser("demo", parents=[render, policy], help="replay a recorded tool-calling stream and render it live")
+    d.add_argument("--delay", type=delay, default=0.03, help="seconds between wire events (0 for none)")
     d.set_defaults(func=cmd_demo)
-    r = sub.add_parser("replay", parents=[render_opts], help="replay a recorded stream file and render it")
-    r.add_argument("file", help="one wire JSON object a line, or raw SSE; '-' reads standard input")
-    r.add_argument("--provider", choices=["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"],
-                   help="the wire format (default: detected from the first event)")
-    r.add_argument("--delay", type=float, default=0.0, help="seconds between wire events")
+    r = sub.add_parser("replay", parents=[render, policy], help="render a recorded stream as it is read")
+    r.add_argument("file", help="one wire JSON object a line, or raw SSE; '-' reads standard input as it arrives")
+    r.add_argument("--provider", choices=PROVIDERS, help="the wire format (default: detected from the first event)")
+    r.add_argument("--delay", type=delay, default=0.0, help="seconds between wire events")
     r.set_defaults(func=cmd_replay)
-    p = sub.add_parser("parse", help="read JSON from standard input and print its fragments, one a line")
-    p.add_argument("--chunk-size", type=int, default=0, help="feed the input in pieces of this many bytes")
+    p = sub.add_parser("parse", help="print the fragments of JSON as it is read, one a line")
+    p.add_argument("file", nargs="?", default="-", help="the JSON file; '-' (default) reads standard input")
+    p.add_argument("--chunk-size", type=_number(int, 0, "a size in bytes (0 or more)"), default=0,
+                   help="feed the input in pieces of this many bytes (default: as it arrives)")
     p.add_argument("--flat", action="store_true", help="print (path, leaf) pairs instead of nested fragments")
-    p.add_argument("--max-depth", type=int, default=512)
+    p.add_argument("--max-depth", type=_number(int, 1, "a depth of 1 or more"), default=512)
+    p.add_argument("--format", choices=["repr", "json"], default="repr",
+                   help="repr: Python reprs; json: one {\"path\": [...], \"fragment\": {...}} object a line")
     p.add_argument("--sample", action="store_true", help="parse the sample tool call shipped with the package")
     p.set_defaults(func=cmd_parse)
+    live = sub.add_parser("live", parents=[render, policy, sdk], help="ask a model and render its answer live")
+    live.set_defaults(func=cmd_live)
+    rec = sub.add_parser("record", parents=[sdk], help="write a model's stream for replay (one wire event a line)")
+    rec.add_argument("--tools", metavar="JSON", help="the tool definitions; default: the demo's")
+    rec.set_defaults(func=cmd_record)
     return ap
 
 
+def _quiet_stdout() -> None:
+    """After a closed pipe: point standard output at /dev/null so the exit flush cannot fail too."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _fail(message: str, err: IO[str]) -> None:
+    err.write(f"argstream: {visible_line(message)}\n")
+    err.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    """Run the command; the exit status is returned (``sys.exit(main())``)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.func(args))
+    except CommandError as exc:
+        _fail(str(exc), sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        if sys.stderr.isatty():  # the ^C left the cursor mid-line (a prompt, a streaming string)
+            sys.stderr.write("\n")
+        _fail("interrupted", sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover
