@@ -92,32 +92,32 @@ def read_chunks(stream: BinaryIO) -> Iterator[bytes]:
 
 
 def wire_objects(lines: Iterable[bytes | str], name: str = "<input>") -> Iterator[dict[str, Any]]:
-    """Decode a recorded stream line by line as it arrives: one JSON object a line, or SSE.
+    """Decode a recorded stream line by line as it arrives (SSE or one JSON object a line), with
+    :class:`argstream.providers.wire.WireDecoder`; a line that is not a wire event is a one-line
+    error naming the input and the line."""
+    from .providers import ProviderProtocolError
+    from .providers.wire import WireDecoder
 
-    SSE ``data:`` lines are decoded (``[DONE]`` dropped); ``event:``, ``id:``, ``retry:`` and
-    comment lines are skipped. A line that is not a JSON object raises a one-line error naming
-    the line.
-    """
-    for number, raw in enumerate(lines, 1):
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise CommandError(f"{name}:{number}: not UTF-8 text (is it a binary file?)") from None
-        line = raw.strip()
-        if not line or line.startswith((":", "event:", "id:", "retry:")):
-            continue
-        if line.startswith("data:"):
-            line = line[5:].strip()
-            if not line or line == "[DONE]":
-                continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"{name}:{number}: not a wire event ({exc.msg}, column {exc.colno})") from None
-        if not isinstance(obj, dict):
-            raise CommandError(f"{name}:{number}: a wire event is a JSON object, not {type(obj).__name__}")
-        yield obj
+    decoder = WireDecoder()
+    number = 0
+
+    def objects(items: list[Any]) -> Iterator[dict[str, Any]]:
+        for obj in items:
+            if not isinstance(obj, dict):
+                raise CommandError(f"{name}:{number}: a wire event is a JSON object, not {type(obj).__name__}")
+            yield obj
+
+    try:
+        for number, raw in enumerate(lines, 1):
+            if isinstance(raw, bytes):
+                try:
+                    raw = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise CommandError(f"{name}:{number}: not UTF-8 text (is it a binary file?)") from None
+            yield from objects(decoder.feed_line(raw.rstrip("\r\n")))
+        yield from objects(decoder.close())
+    except ProviderProtocolError as exc:
+        raise CommandError(f"{name}:{number}: not a wire event ({exc})") from None
 
 
 def read_wire(text: str) -> list[dict[str, Any]]:
@@ -127,7 +127,7 @@ def read_wire(text: str) -> list[dict[str, Any]]:
 
 def _detect(objects: Iterator[Any], provider: str | None, name: str) -> tuple[str, Iterator[Any]]:
     """The provider (named, or detected from the first event) and the events, the first put back."""
-    from .stream import detect_provider
+    from .providers.detect import detect_provider
 
     first = next(objects, None)
     if first is None:
