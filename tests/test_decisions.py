@@ -288,3 +288,18 @@ def test_event_builder_rejects_duplicate_keys_by_default() -> None:
     builder.handle_part(0, ToolCall(ArgumentChunk('{"a": 1, "a": 2}')))
     request = builder.handle_flush(0).kind
     assert isinstance(request.error, DuplicateKeyError) and request.arguments == {}
+
+
+def test_tool_arguments_nest_at_most_tool_max_depth() -> None:
+    """Work per fragment grows with depth: the decision path bounds it (a 500-deep event is refused at once)."""
+    from argstream import ArgumentStreamError
+    from argstream.builder import TOOL_MAX_DEPTH
+
+    builder = EventBuilder()
+    builder.handle_part(0, ToolCall(ToolCallStart("c", "t")))
+    ok = '{"a":' * (TOOL_MAX_DEPTH - 1) + "1" + "}" * (TOOL_MAX_DEPTH - 1)
+    builder.handle_part(0, ToolCall(ArgumentChunk(ok)))
+    assert builder.error(0) is None
+    builder.handle_part(1, ToolCall(ToolCallStart("d", "t")))
+    assert builder.handle_part(1, ToolCall(ArgumentChunk('{"a":' * 500 + "1" + "}" * 500))) == []
+    assert isinstance(builder.error(1), ArgumentStreamError) and "depth" in str(builder.error(1))

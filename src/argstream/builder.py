@@ -48,7 +48,7 @@ from .events import (
 from .fragments import flatten
 from .parser import IncrementalArgParser
 
-__all__ = ["EventBuilder", "INCOMPLETE"]
+__all__ = ["EventBuilder", "INCOMPLETE", "TOOL_MAX_DEPTH"]
 
 INCOMPLETE = "incomplete"
 """Metadata key set to ``True`` on events that :meth:`EventBuilder.handle_finished` returns."""
@@ -153,12 +153,20 @@ class _Json:
 _Buffer = Union[_Text, _Json]
 
 
+TOOL_MAX_DEPTH = 64
+"""Nesting bound of tool arguments on the decision path (the parser's own default is 512).
+
+Each fragment names its whole path, so the work per fragment grows with its depth: a 30 KB event of
+500-deep objects costs seconds at 512. Real tool arguments nest a handful of levels; deeper input
+is an error (``ArgumentStreamError``), like any invalid arguments."""
+
+
 def _strict_parser() -> Any:
-    return IncrementalArgParser(catch_duplicate_keys=True)
+    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH)
 
 
 def _strict_parser_with_spans() -> Any:
-    return IncrementalArgParser(catch_duplicate_keys=True, spans=True)
+    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, spans=True)
 
 
 def _compile_tools(tools: Any) -> dict[str, Any]:
@@ -189,7 +197,8 @@ class EventBuilder:
     """Accumulates parts per index and flushes them into ``ConversationEvent``s (see the module doc).
 
     ``parser_factory`` makes the parser for each tool call and structured value (default:
-    ``IncrementalArgParser(catch_duplicate_keys=True)``, the compiled core when available). A
+    ``IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH)``, the compiled core
+    when available). A
     repeated key is an error by default: ``{"path": "a", "path": "/etc/passwd"}`` means one thing
     to a check that reads the first value and another to ``json.loads``, which keeps the last.
 
