@@ -79,7 +79,17 @@ class Prompt:
         if not line:
             self.renderer.echo("")
             return None
+        if not _is_terminal(self.answers):  # nobody's typing echoed it: end the prompt line with the answer
+            self.renderer.echo(line.strip())
         return line.strip().lower()
+
+
+def _is_terminal(stream: Any) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if isatty is not None else False
+    except ValueError:  # closed
+        return False
 
 
 def find_editor() -> list[str] | None:
