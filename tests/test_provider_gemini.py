@@ -26,7 +26,9 @@ from argstream.events import (
     ToolCallStart,
 )
 from argstream.providers import ProviderProtocolError
-from argstream.providers.gemini import GeminiAdapter, PartialArgsWriter, ato_events, parse_json_path, to_events
+from argstream.providers.gemini import (
+    MAX_PATH_STEPS, GeminiAdapter, PartialArgsWriter, ato_events, parse_json_path, to_events,
+)
 
 
 def calls(events: list[Any]) -> list[ToolCallRequest]:
@@ -459,15 +461,15 @@ def test_a_path_deeper_than_the_parser_allows_is_refused_before_it_is_walked(pat
     stream = [chunk(fcall(name="f", willContinue=True)),
               chunk(fcall(partialArgs=[pa(path, numberValue=1)], willContinue=True))]
     peak, error, _ = _cost(stream)
-    assert error is not None and "deeper than 512" in error.msg
+    assert error is not None and f"deeper than {MAX_PATH_STEPS}" in error.msg
     assert peak < 200_000  # the path is never expanded into 100,000s of steps
 
 
 def test_a_path_at_the_depth_limit_is_read() -> None:
-    path = "$" + ".a" * 300
+    path = "$" + ".a" * (MAX_PATH_STEPS - 1)  # the arguments object itself is one level more
     stream = streamed("f", pa(path, numberValue=1)) + [chunk(finish="STOP")]
     [call] = calls(list(to_events(stream)))
     value = call.arguments
-    for _ in range(299):
+    for _ in range(MAX_PATH_STEPS - 2):
         value = value["a"]
     assert value == {"a": 1}

@@ -28,8 +28,8 @@ gives alternative answers, not parallel output; the others are ignored):
   a path ever go back to a container already closed, the pieces from then on are collected and
   each affected top-level entry is sent again, whole, when the call ends (a repeated key: the
   last one wins, as in ``json.loads``). Paths are read as RFC 9535 normalized paths (names and
-  indexes). Any other path, a path deeper than ``MAX_PATH_STEPS`` (512, the core parser's
-  default nesting limit), an array index that skips ahead of the next free position, or a
+  indexes). Any other path, a path deeper than ``MAX_PATH_STEPS`` (the nesting limit of tool
+  arguments, ``argstream.builder.TOOL_MAX_DEPTH``), an array index that skips ahead of the next free position, or a
   value of the wrong type for its kind is a protocol error:
   :class:`~argstream.providers.ProviderProtocolError`, after ``Finished(ERROR)``. So the work
   and memory of each piece are bounded by its own size (a 150-byte ``$.a[10000000]`` is refused
@@ -62,6 +62,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
+from ..builder import TOOL_MAX_DEPTH
 from ..events import (
     ArgumentChunk,
     Event,
@@ -121,8 +122,8 @@ def _signature(part: Any) -> str | None:
 
 # -- JSONPath and partialArgs -----------------------------------------------------
 
-MAX_PATH_STEPS = 512
-"""The deepest ``jsonPath`` read: the core parser's default nesting limit, so no valid call needs more."""
+MAX_PATH_STEPS = TOOL_MAX_DEPTH
+"""The deepest ``jsonPath`` read: the nesting limit of tool arguments (``EventBuilder``), so no valid call needs more."""
 
 _STEP = re.compile(r"""\.([^.\[]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 
