@@ -11,7 +11,10 @@
 #     tok.feed(<const unsigned char*>buf, n, sink)   # UTF-8 bytes; or tok.feed_str(s, sink)
 #     tok.end(sink)
 #
-# Every callback returns 0, or -1 with a Python exception set. The constants
+# Every callback returns 0, or -1 with a Python exception set. An exception from a
+# callback stops the chunk at that event and breaks the tokenizer: the chunk still
+# counts as read (``pos`` moves past it), and that exception becomes the sticky
+# error every later ``feed``/``end`` raises again, as a parse error would. The constants
 # below are mirrored by argstream._tokenizer_py (a test checks they agree).
 
 from libc.stdint cimport uint8_t, uint32_t

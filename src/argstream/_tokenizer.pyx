@@ -159,6 +159,7 @@ cdef class String:
 
 @cython.final
 @cython.freelist(64)
+@cython.trashcan(True)
 cdef class ArrayItem:
     """``value`` is the inner fragment for array item ``index``."""
     cdef readonly object index
@@ -186,6 +187,7 @@ cdef class ArrayItem:
 
 @cython.final
 @cython.freelist(64)
+@cython.trashcan(True)
 cdef class ObjectEntry:
     """``value`` is the inner fragment for object member ``key``."""
     cdef readonly object key
@@ -418,10 +420,12 @@ cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize
             return PyUnicode_FromKindAndData(2, data + seg, end - seg)
         else:
             return PyUnicode_FromKindAndData(4, data + seg, end - seg)
-    _materialize(t, data, seg, end, utf8)
     text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
     t.buf_len = 0
-    return text
+    if seg < 0 or end <= seg:
+        return text
+    # the slice joins as a str: widening it into buf first would cost four bytes a character
+    return text + _take_text(t, data, seg, end, utf8)
 
 
 cdef inline int _flush_high(Tokenizer t) except -1:
@@ -826,6 +830,14 @@ cdef int _check(Tokenizer t, int mode) except -1:
     return 0
 
 
+cdef int _broken(Tokenizer t, object exc) except -1:
+    """A sink (or memory) failed mid-chunk: the state is past repair, so that exception is the sticky error."""
+    if t.error is None:
+        t.error = exc
+    t.state = ST_ERROR
+    return 0
+
+
 cdef void _trim(Tokenizer t) noexcept:
     """Give back a decode buffer that one large chunk grew (memory stays bounded between pushes)."""
     if t.buf_cap > 65536 and t.buf_len == 0:
@@ -850,12 +862,21 @@ cdef class Tokenizer:
     With ``catch_duplicate_keys``, a key repeated in one object raises
     ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
     its keys until it closes. Off, keys are not kept at all.
+
+    An exception raised by the sink stops the chunk at that event; the chunk
+    still counts as read, and the tokenizer keeps that exception as its sticky
+    error (its state past the event is not repairable), re-raised by every
+    later ``push``/``finish``.
     """
 
     def __cinit__(self):
         self.stack = NULL
         self.buf = NULL
         self.numbuf = NULL
+        self.max_depth = 512  # usable (and safe) even when __init__ is skipped
+        self.replace_surrogates = True
+        self.line = 1
+        self.last_nl = -1
 
     def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace", bint catch_duplicate_keys=False):
         if surrogates != "replace" and surrogates != "pass":
@@ -884,6 +905,9 @@ cdef class Tokenizer:
         _check(self, 2)
         try:
             _run(self, <const uint8_t*>data, n, base, True, sink)
+        except BaseException as exc:
+            _broken(self, exc)
+            raise
         finally:
             self.pos = base + n
             _trim(self)
@@ -909,6 +933,9 @@ cdef class Tokenizer:
                 _run(self, <const uint16_t*>data, n, base, False, sink)
             else:
                 _run(self, <const uint32_t*>data, n, base, False, sink)
+        except BaseException as exc:
+            _broken(self, exc)
+            raise
         finally:
             self.pos = base + n
             _trim(self)
@@ -924,7 +951,11 @@ cdef class Tokenizer:
         if self.state == ST_NUMBER and self.depth == 0 and (
             self.num == NUM_ZERO or self.num == NUM_INT or self.num == NUM_FRAC or self.num == NUM_EXP
         ):
-            _emit_number(self, sink, self.pos)
+            try:
+                _emit_number(self, sink, self.pos)
+            except BaseException as exc:
+                _broken(self, exc)
+                raise
             self.state = ST_END
             return 0
         if self.state == ST_STRING or self.state == ST_KEY_STRING:
@@ -1009,6 +1040,9 @@ cdef class FragmentBuilder(Sink):
     def __cinit__(self):
         self.kinds = NULL
         self.index = NULL
+        self.out = []  # usable even when __init__ is skipped
+        self.path = []
+        self.path_tuple = ()
 
     def __init__(self, bint flat=False, Tokenizer tokenizer=None):
         self.flat = flat
@@ -1198,6 +1232,11 @@ cdef class IncrementalArgParser:
     cdef Tokenizer _tok
     cdef FragmentBuilder _builder
 
+    cdef int _ready(self) except -1:
+        if self._tok is None:
+            raise TypeError("IncrementalArgParser.__init__ was not called")
+        return 0
+
     def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
                  bint catch_duplicate_keys=False, bint spans=False):
         self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
@@ -1206,6 +1245,7 @@ cdef class IncrementalArgParser:
     def push(self, chunk):
         """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended."""
         cdef list out = []
+        self._ready()
         if self._tok.error is not None:
             raise self._tok.error.with_traceback(None)
         self._builder.out = out
@@ -1216,37 +1256,48 @@ cdef class IncrementalArgParser:
         except ArgumentStreamError as exc:
             exc.fragments = out
             raise
+        finally:
+            self._builder.out = None  # the caller owns the fragments; keeping them would pin their memory
         return out
 
     def finish(self):
         """Signal the end of input; return what only the end completes (a bare root number)."""
         cdef list out = []
+        self._ready()
         self._builder.out = out
         if self._builder.spans is not None:
             self._builder.spans = []
         self._builder.at_end = True
-        self._tok.end(self._builder)
+        try:
+            self._tok.end(self._builder)
+        finally:
+            self._builder.out = None
         return out
 
     @property
     def done(self):
         """The root value is complete."""
+        self._ready()
         return self._tok.state == ST_END
 
     @property
     def position(self):
         """Characters (str input) or bytes (bytes input) consumed so far."""
+        self._ready()
         return self._tok.pos
 
     @property
     def spans(self):
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
+        self._ready()
         return self._builder.spans
 
     @property
     def flat(self):
+        self._ready()
         return self._builder.flat
 
     @property
     def max_depth(self):
+        self._ready()
         return self._tok.max_depth

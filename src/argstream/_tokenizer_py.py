@@ -124,6 +124,7 @@ _WS = " \t\n\r"
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]+')
 _WS_RUN = re.compile(r"[ \t\r]*")
 _utf8_decode = codecs.utf_8_decode
+_NO_BYTES = memoryview(b"")
 
 
 def _utf8_prefix_ok(tail: bytes) -> bool:
@@ -165,6 +166,11 @@ class Tokenizer:
     With ``catch_duplicate_keys``, a key repeated in one object raises
     ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
     its keys until it closes. Off, keys are not kept at all.
+
+    An exception raised by the sink stops the chunk at that event; the chunk
+    still counts as read, and the tokenizer keeps that exception as its sticky
+    error (its state past the event is not repairable), re-raised by every
+    later ``push``/``finish``.
     """
 
     def __init__(self, max_depth: int = 512, surrogates: str = "replace", catch_duplicate_keys: bool = False) -> None:
@@ -184,12 +190,13 @@ class Tokenizer:
         self.line = 1
         self.last_nl = -1  # absolute offset of the last newline between tokens
         self.mode = 0  # 0 unknown, 1 str, 2 bytes
-        self.error: ArgumentStreamError | None = None
+        self.error: BaseException | None = None  # sticky: a parse error, or what a sink raised
         # string decoding
         self.esc = 0  # 0 none, 1 after '\', 2..5 after '\u' + (esc-2) hex digits
         self.code = 0  # \u code unit being read
         self.high = 0  # pending high surrogate, 0 if none
         self.tail = b""  # incomplete UTF-8 sequence (bytes input)
+        self.raw = _NO_BYTES  # the bytes chunk being read (bytes input)
         self.tail_pos = 0  # its first byte's offset
         self.key_parts: list[str] = []
         # numbers and literals
@@ -217,6 +224,12 @@ class Tokenizer:
         self.state = ST_ERROR
         return self.error
 
+    def _broken(self, exc: BaseException) -> None:
+        """A sink (or memory) failed mid-chunk: the state is past repair, so that exception is the sticky error."""
+        if self.error is None:
+            self.error = exc
+        self.state = ST_ERROR
+
     def raise_sticky(self) -> None:
         err = self.error
         assert err is not None
@@ -233,7 +246,9 @@ class Tokenizer:
             text = chunk
         elif isinstance(chunk, (bytes, bytearray, memoryview)):
             utf8 = True
-            text = bytes(chunk).decode("latin-1")
+            raw = bytes(chunk)
+            self.raw = memoryview(raw)  # string runs decode from here, not from a re-encoded slice
+            text = raw.decode("latin-1")
         else:
             raise TypeError(f"chunks are str or bytes-like, not {type(chunk).__name__}")
         if not text:
@@ -246,8 +261,12 @@ class Tokenizer:
         base = self.pos
         try:
             self._run(text, base, utf8, sink)
+        except BaseException as exc:
+            self._broken(exc)
+            raise
         finally:
             self.pos = base + len(text)
+            self.raw = _NO_BYTES
 
     def finish(self, sink: Sink) -> None:
         """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
@@ -257,7 +276,11 @@ class Tokenizer:
         if state == ST_END:
             return
         if state == ST_NUMBER and not self.stack and self.num in (NUM_ZERO, NUM_INT, NUM_FRAC, NUM_EXP):
-            self._emit_number(sink, self.pos)
+            try:
+                self._emit_number(sink, self.pos)
+            except BaseException as exc:
+                self._broken(exc)
+                raise
             self.state = ST_END
             return
         if state in (ST_STRING, ST_KEY_STRING):
@@ -417,7 +440,7 @@ class Tokenizer:
                 if self.high:
                     self._flush_high(out)
                 if utf8:
-                    self._utf8(text[i:j], base + i, out)
+                    self._utf8(i, j, base, out)
                 else:
                     out.append(text[i:j])
                 i = j
@@ -513,19 +536,20 @@ class Tokenizer:
         out.append("\ufffd" if self.replace_surrogates else chr(self.high))
         self.high = 0
 
-    def _utf8(self, run: str, pos: int, out: list[str]) -> None:
-        """Decode a run of latin-1-read bytes as UTF-8, holding back an incomplete tail."""
-        data = run.encode("latin-1")
+    def _utf8(self, i: int, j: int, base: int, out: list[str]) -> None:
+        """Decode the bytes ``i:j`` of the chunk as UTF-8, holding back an incomplete tail."""
+        data: Any = self.raw[i:j]
+        pos = base + i
         if self.tail:
             data = self.tail + data
             pos = self.tail_pos
         try:
             decoded, used = _utf8_decode(data, "strict", False)
         except UnicodeDecodeError as exc:
-            out.append(data[: exc.start].decode("utf-8"))  # the valid text before the bad sequence
+            out.append(bytes(data[: exc.start]).decode("utf-8"))  # the valid text before the bad sequence
             raise self._fail(ERR_UTF8, pos + exc.start) from None
         out.append(decoded)
-        tail = data[used:]
+        tail = bytes(data[used:])
         if len(tail) > 1 and not _utf8_prefix_ok(tail):
             # CPython holds back ED A0..BF (a surrogate) until the next byte; the prefix already proves it
             raise self._fail(ERR_UTF8, pos + used)
@@ -818,12 +842,15 @@ class IncrementalArgParser:
                 tok.pos += len(chunk)
                 tok.offset = tok.pos
                 builder.on_string_data(chunk)
+                builder.out = []
                 return out
         try:
             tok.push(chunk, builder)
         except ArgumentStreamError as exc:
             exc.fragments = out
             raise
+        finally:
+            builder.out = []  # the caller owns the fragments; keeping them would pin their memory
         return out
 
     def finish(self) -> list[Any]:
@@ -834,7 +861,10 @@ class IncrementalArgParser:
         if builder.spans is not None:
             builder.spans = []
         builder.at_end = True
-        self._tok.finish(builder)
+        try:
+            self._tok.finish(builder)
+        finally:
+            builder.out = []
         return out
 
     @property
