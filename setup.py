@@ -1,6 +1,6 @@
 """Builds the compiled core; everything else is in pyproject.toml.
 
-``pip install .`` cythonizes ``src/argstream/_tokenizer.pyx``. If compiling
+``pip install .`` cythonizes the core's modules, ``src/argstream/_*.pyx``. If compiling
 fails, the package is built pure (the twin runs) unless
 ``ARGSTREAM_REQUIRE_EXTENSION=1`` (implied by ``CIBUILDWHEEL=1``) makes that
 fatal. ``ARGSTREAM_CYTHON_ANNOTATE=1`` writes the HTML annotation;
@@ -10,6 +10,7 @@ fatal. ``ARGSTREAM_CYTHON_ANNOTATE=1`` writes the HTML annotation;
 import os
 import platform
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -64,9 +65,12 @@ def extensions():
     directives = {"language_level": "3", "embedsignature": True}
     if trace:
         directives.update(linetrace=True, binding=True)
-    ext = Extension("argstream._tokenizer", ["src/argstream/_tokenizer.pyx"], define_macros=macros)
+    exts = [
+        Extension(f"argstream.{path.stem}", [str(path)], define_macros=macros)
+        for path in sorted(Path("src/argstream").glob("_*.pyx"))
+    ]
     return cythonize(
-        [ext],
+        exts,
         compiler_directives=directives,
         annotate=_flag("ARGSTREAM_CYTHON_ANNOTATE"),
         include_path=["src"],

@@ -30,8 +30,10 @@ def _run_isolated(code: str) -> subprocess.CompletedProcess:
 # -- __new__ without __init__ ------------------------------------------------------------------------
 
 UNINITIALISED = """
-import argstream._tokenizer as core
-from argstream._tokenizer_py import Sink
+import importlib
+from argstream._sink_py import Sink
+
+MODULES = ["_fragments", "_sink", "_tokenizer", "_fragment_builder", "_parser"]
 
 def attempt(f):
     try:
@@ -39,10 +41,11 @@ def attempt(f):
     except Exception:
         pass
 
-for name in dir(core):
-    cls = getattr(core, name)
-    if not isinstance(cls, type) or cls.__module__ != core.__name__:
-        continue
+classes = []
+for module in MODULES:
+    core = importlib.import_module("argstream." + module)
+    classes += [c for c in vars(core).values() if isinstance(c, type) and c.__module__ == core.__name__]
+for cls in classes:
     try:
         obj = cls.__new__(cls)
     except TypeError:
@@ -58,11 +61,14 @@ for name in dir(core):
             for args in ((), ("1",), (b"[1]",), ("[1]", Sink()), ('{"a": "b"}', Sink()), (Sink(),)):
                 attempt(lambda: member(*args))
     attempt(lambda: obj == cls.__new__(cls))
-p = core.IncrementalArgParser.__new__(core.IncrementalArgParser)
+from argstream._parser import IncrementalArgParser
+from argstream._fragment_builder import FragmentBuilder
+from argstream._tokenizer import Tokenizer
+p = IncrementalArgParser.__new__(IncrementalArgParser)
 attempt(lambda: p.push("1"))
 attempt(lambda: p.finish())
-b = core.FragmentBuilder.__new__(core.FragmentBuilder)
-attempt(lambda: core.Tokenizer().push('{"a": [1, "x"]}', b))
+b = FragmentBuilder.__new__(FragmentBuilder)
+attempt(lambda: Tokenizer().push('{"a": [1, "x"]}', b))
 print("survived")
 """
 
@@ -148,43 +154,21 @@ class Boom(Exception):
 
 
 class RaisingSink:
-    """Records events; raises ``Boom`` on the ``fail_at``-th one."""
+    """Records events (any ``on_*`` callback); raises ``Boom`` on the ``fail_at``-th one."""
 
     def __init__(self, fail_at: int) -> None:
         self.fail_at = fail_at
         self.events: list[tuple] = []
 
+    def __getattr__(self, name: str):
+        if not name.startswith("on_"):
+            raise AttributeError(name)
+        return lambda *payload: self._event(name, *payload)
+
     def _event(self, *ev: object) -> None:
         self.events.append(ev)
         if len(self.events) == self.fail_at:
             raise Boom(len(self.events))
-
-    def on_begin_object(self) -> None:
-        self._event("{")
-
-    def on_end_object(self) -> None:
-        self._event("}")
-
-    def on_begin_array(self) -> None:
-        self._event("[")
-
-    def on_end_array(self) -> None:
-        self._event("]")
-
-    def on_key(self, key: str) -> None:
-        self._event("key", key)
-
-    def on_begin_string(self) -> None:
-        self._event('"')
-
-    def on_string_data(self, text: str) -> None:
-        self._event("data", text)
-
-    def on_end_string(self) -> None:
-        self._event('"/')
-
-    def on_scalar(self, value: object) -> None:
-        self._event("scalar", value)
 
 
 def _tokenizers() -> list:
