@@ -8,7 +8,7 @@ cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint8_t
 
-from argstream._fragments cimport ArrayItem, ObjectEntry, Scalar, String
+from argstream._fragments cimport Scalar, String, new_array_item, new_object_entry, new_scalar, new_string
 from argstream._sink cimport Sink
 from argstream._tokenizer cimport CT_ARRAY, CT_OBJECT, tokenizer_data_end, tokenizer_offset, tokenizer_start
 
@@ -50,8 +50,6 @@ cdef class FragmentBuilder(Sink):
 
     cdef int emit(self, object leaf) except -1:
         cdef Py_ssize_t k
-        cdef ObjectEntry entry
-        cdef ArrayItem item
         if self.flat:
             if self.path_tuple is None:
                 self.path_tuple = tuple(self.path)
@@ -61,15 +59,9 @@ cdef class FragmentBuilder(Sink):
         while k > 0:
             k -= 1
             if self.kinds[k] == CT_OBJECT:
-                entry = ObjectEntry.__new__(ObjectEntry)
-                entry.key = self.path[k]
-                entry.value = leaf
-                leaf = entry
+                leaf = new_object_entry(self.path[k], leaf)
             else:
-                item = ArrayItem.__new__(ArrayItem)
-                item.index = self.path[k]
-                item.value = leaf
-                leaf = item
+                leaf = new_array_item(self.path[k], leaf)
         self.out.append(leaf)
         return 0
 
@@ -153,9 +145,8 @@ cdef class FragmentBuilder(Sink):
         return 0
 
     cdef int on_string_data(self, str text) except -1:
-        cdef String s = String.__new__(String)
+        cdef String s = new_string(text)
         cdef Py_ssize_t end
-        s.text = text
         self.string_empty = False
         if self.spans is not None:
             end = tokenizer_data_end(self.tok)
@@ -175,9 +166,8 @@ cdef class FragmentBuilder(Sink):
         return self.emit(DONE)
 
     cdef int on_scalar(self, object value) except -1:
-        cdef Scalar s = Scalar.__new__(Scalar)
+        cdef Scalar s = new_scalar(value)
         cdef Py_ssize_t end
-        s.value = value
         if self.spans is not None:
             end = tokenizer_offset(self.tok)
             self._span(tokenizer_start(self.tok), end)

@@ -24,3 +24,11 @@ cdef class ArrayItem:
 cdef class ObjectEntry:
     cdef readonly object key
     cdef readonly object value
+
+
+# Constructors for the modules that build fragments: a direct call into this module's
+# allocator (and its free list), which another module's ``T.__new__(T)`` cannot reach.
+cdef Scalar new_scalar(object value)
+cdef String new_string(str text)
+cdef ArrayItem new_array_item(object index, object value)
+cdef ObjectEntry new_object_entry(object key, object value)

@@ -67,7 +67,7 @@ cdef class String:
 
 
 @cython.final
-@cython.freelist(64)
+@cython.freelist(1024)
 @cython.trashcan(True)
 cdef class ArrayItem:
     """``value`` is the inner fragment for array item ``index``."""
@@ -95,7 +95,7 @@ cdef class ArrayItem:
 
 
 @cython.final
-@cython.freelist(64)
+@cython.freelist(1024)
 @cython.trashcan(True)
 cdef class ObjectEntry:
     """``value`` is the inner fragment for object member ``key``."""
@@ -120,3 +120,29 @@ cdef class ObjectEntry:
 
     def __reduce__(self):
         return (ObjectEntry, (self.key, self.value))
+
+
+cdef Scalar new_scalar(object value):
+    cdef Scalar s = Scalar.__new__(Scalar)
+    s.value = value
+    return s
+
+
+cdef String new_string(str text):
+    cdef String s = String.__new__(String)
+    s.text = text
+    return s
+
+
+cdef ArrayItem new_array_item(object index, object value):
+    cdef ArrayItem item = ArrayItem.__new__(ArrayItem)
+    item.index = index
+    item.value = value
+    return item
+
+
+cdef ObjectEntry new_object_entry(object key, object value):
+    cdef ObjectEntry entry = ObjectEntry.__new__(ObjectEntry)
+    entry.key = key
+    entry.value = value
+    return entry

@@ -196,6 +196,10 @@ cdef inline int _materialize(Tokenizer t, const char_t* data, Py_ssize_t seg, Py
     return 0
 
 
+# Above this many characters, text after an escape is joined to it rather than copied into buf.
+cdef Py_ssize_t JOIN_ABOVE = 4096
+
+
 cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize_t end, bint utf8):
     """The decoded text ``buf + data[seg:end]``, emptying ``buf``; ``None`` when empty."""
     cdef object text
@@ -210,12 +214,15 @@ cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize
             return PyUnicode_FromKindAndData(2, data + seg, end - seg)
         else:
             return PyUnicode_FromKindAndData(4, data + seg, end - seg)
+    if end - seg > JOIN_ABOVE and seg >= 0:
+        # a long slice joins as a str: widening it into buf would cost four bytes a character
+        text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
+        t.buf_len = 0
+        return text + _take_text(t, data, seg, end, utf8)
+    _materialize(t, data, seg, end, utf8)
     text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
     t.buf_len = 0
-    if seg < 0 or end <= seg:
-        return text
-    # the slice joins as a str: widening it into buf first would cost four bytes a character
-    return text + _take_text(t, data, seg, end, utf8)
+    return text
 
 
 cdef inline int _flush_high(Tokenizer t) except -1:
