@@ -197,7 +197,8 @@ cdef inline int _materialize(Tokenizer t, const char_t* data, Py_ssize_t seg, Py
 
 
 # Above this many characters, text after an escape is joined to it rather than copied into buf.
-cdef Py_ssize_t JOIN_ABOVE = 4096
+cdef enum:
+    JOIN_ABOVE = 4096
 
 
 cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize_t end, bint utf8):
