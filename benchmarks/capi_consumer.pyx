@@ -7,7 +7,8 @@ only counts, so the time is the tokenizer's own, without fragment objects.
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
-from argstream._tokenizer cimport Sink, Tokenizer
+from argstream._sink cimport Sink
+from argstream._tokenizer cimport tokenizer_end, tokenizer_feed, tokenizer_feed_str, tokenizer_new
 
 
 cdef class CountingSink(Sink):
@@ -56,21 +57,21 @@ cdef class CountingSink(Sink):
 
 def stream_str(list chunks):
     """Feed every ``str`` chunk, then end; return ``(events, chars)``."""
-    cdef Tokenizer tok = Tokenizer(512, "replace")
+    cdef object tok = tokenizer_new(512, "replace", False)
     cdef CountingSink sink = CountingSink()
     cdef str chunk
     for chunk in chunks:
-        tok.feed_str(chunk, sink)
-    tok.end(sink)
+        tokenizer_feed_str(tok, chunk, sink)
+    tokenizer_end(tok, sink)
     return sink.events, sink.chars
 
 
 def stream_bytes(list chunks):
     """Feed every ``bytes`` chunk (UTF-8), then end; return ``(events, chars)``."""
-    cdef Tokenizer tok = Tokenizer(512, "replace")
+    cdef object tok = tokenizer_new(512, "replace", False)
     cdef CountingSink sink = CountingSink()
     cdef bytes chunk
     for chunk in chunks:
-        tok.feed(<const unsigned char*>PyBytes_AS_STRING(chunk), PyBytes_GET_SIZE(chunk), sink)
-    tok.end(sink)
+        tokenizer_feed(tok, <const unsigned char*>PyBytes_AS_STRING(chunk), PyBytes_GET_SIZE(chunk), sink)
+    tokenizer_end(tok, sink)
     return sink.events, sink.chars

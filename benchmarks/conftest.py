@@ -68,7 +68,7 @@ def capi_consumer():
     package_root = Path(argstream.__file__).resolve().parent.parent
     pyx = HERE / "capi_consumer.pyx"
     key = hashlib.sha256()
-    for part in (pyx.read_bytes(), (package_root / "argstream" / "_tokenizer.pxd").read_bytes()):
+    for part in (pyx.read_bytes(), *(p.read_bytes() for p in sorted((package_root / "argstream").glob("_*.pxd")))):
         key.update(part)
     key.update(f"{sys.version}{cython.__version__}".encode())
     build = HERE / "build" / f"capi-{key.hexdigest()[:16]}"

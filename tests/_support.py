@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import argstream
 from argstream import DONE, Empty, Scalar, String
+from argstream._backend import OBJECT_ENTRY_TYPES, SCALAR_TYPES, STRING_TYPES  # either parser's fragments
 
 def run(make_parser: Callable[..., Any], chunks: Iterable[Any], **kwargs: Any) -> list[Any]:
     """Push every chunk into a fresh parser, then ``finish()``; return all fragments."""
@@ -132,10 +133,10 @@ def canon(fragment: Any) -> tuple:
 
 
 def _leaf(leaf: Any) -> tuple:
-    if isinstance(leaf, Scalar):
+    if type(leaf) in SCALAR_TYPES:
         v = leaf.value
         return ("Scalar", type(v).__name__, repr(v))
-    if isinstance(leaf, String):
+    if type(leaf) in STRING_TYPES:
         return ("String", leaf.text)
     if isinstance(leaf, Empty):
         return ("Empty", leaf.kind)
@@ -169,7 +170,7 @@ def check_stream(fragments: list[Any], reference: list[Any], expected: Any) -> N
     """The invariants every chunking must keep, against the whole-document ``reference`` run."""
     for f in fragments:
         leaf = f[1] if type(f) is tuple else argstream.flatten(f)[1]
-        if isinstance(leaf, String):
+        if type(leaf) in STRING_TYPES:
             assert leaf.text, f"empty String fragment in {fragments!r}"
     assert structure(fragments) == structure(reference)
     assert string_texts(fragments) == string_texts(reference)

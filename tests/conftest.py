@@ -49,6 +49,17 @@ def make_parser(backend: str, request: pytest.FixtureRequest):
     return _parser_classes(request.config)[backend]
 
 
+@pytest.fixture
+def fragment_types(backend: str):
+    """The fragment classes the backend's parser builds: each parser returns its own (they compare equal)."""
+    from types import SimpleNamespace
+
+    from argstream import _backend, _fragments_py
+
+    module = _backend.fragments_c if backend == "cython" else _fragments_py
+    return SimpleNamespace(**{n: getattr(module, n, getattr(_fragments_py, n)) for n in _fragments_py.__all__})
+
+
 def _hypothesis_profiles() -> None:
     try:
         from hypothesis import HealthCheck, settings

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import argstream
-from argstream import _backend, _tokenizer_py, parser
+from argstream import _backend, _fragments_py, _parser_py, _tokenizer_py, fragments, parser
 
 from conftest import REQUIRE_EXTENSION
 
@@ -75,9 +75,9 @@ def test_backend_in_process():
         assert argstream.IncrementalArgParser is parser.IncrementalArgParserPy
     else:
         assert parser.IncrementalArgParser is parser.IncrementalArgParserC is _backend.core.IncrementalArgParser
-        assert argstream.Scalar is _backend.core.Scalar
-        assert argstream.String is _backend.core.String
-    assert parser.IncrementalArgParserPy is _tokenizer_py.IncrementalArgParser
+        assert argstream.Scalar is fragments.Scalar is _backend.fragments_c.Scalar
+        assert argstream.String is fragments.String is _backend.fragments_c.String
+    assert parser.IncrementalArgParserPy is _parser_py.IncrementalArgParser
     assert parser.TokenizerPy is _tokenizer_py.Tokenizer
 
 
@@ -98,7 +98,7 @@ def test_required_extension_is_in_use():
 def test_reimport_with_pure(monkeypatch, value):
     got = probe(monkeypatch, ARGSTREAM_PURE=value)
     assert got["backend"] == "python"
-    assert got["parser"] == "argstream._tokenizer_py"
+    assert got["parser"] == "argstream._parser_py"
     assert got["c_is_none"]
     assert got["warnings"] == []
 
@@ -108,8 +108,8 @@ def test_reimport_without_pure(monkeypatch, value):
     got = probe(monkeypatch, ARGSTREAM_PURE=value)
     if compiled_importable():
         assert got["backend"] == "cython"
-        assert got["parser"] == "argstream._tokenizer"
-        assert got["scalar"] == "argstream._tokenizer"
+        assert got["parser"] == "argstream._parser"
+        assert got["scalar"] == "argstream._fragments"
         assert not got["c_is_none"]
     else:
         assert got["backend"] == "python"
@@ -163,3 +163,31 @@ def test_compiled_constants_match_the_twin():
     messages = getattr(core, "MESSAGES", None)
     if messages is not None:
         assert dict(messages) == _tokenizer_py.MESSAGES
+
+
+# -- one selection, and each parser with its own fragment types ----------------------------------
+
+
+def test_only_the_backend_module_imports_the_compiled_core():
+    """``parser`` and ``fragments`` re-export ``_backend``'s choice; they import no compiled module."""
+    compiled = re.compile(r"import[^\n]*\b_(fragments|tokenizer|parser|sink|fragment_builder)\b(?!_py)")
+    for name in ("parser.py", "fragments.py", "__init__.py", "aggregate.py"):
+        text = (SRC / "argstream" / name).read_text()
+        assert not compiled.search(text), name
+
+
+def test_the_pure_parser_builds_the_pure_types():
+    out = parser.IncrementalArgParserPy().push('{"a": [1, "x"], "b": {}}')
+    leaves = [f.value.value if type(f.value).__name__ == "ArrayItem" else f.value for f in out[:4]]
+    kinds = {type(f) for f in out[:4]} | {type(f.value) for f in out[:4]} | {type(v) for v in leaves}
+    assert all(k.__module__ in ("argstream._fragments_py",) for k in kinds), kinds
+    assert type(out[0]) is _fragments_py.ObjectEntry
+
+
+def test_fragments_of_both_parsers_compare_equal(make_parser):
+    doc = '{"a": [1, "x", null, {"k": 2.5}], "b": {}, "c": ""}'
+    ours = make_parser().push(doc)
+    twin = parser.IncrementalArgParserPy().push(doc)
+    assert ours == twin and twin == ours
+    assert [hash(f) for f in ours] == [hash(f) for f in twin]
+    assert [fragments.flatten(f) for f in ours] == [fragments.flatten(f) for f in twin]

@@ -101,14 +101,15 @@ def test_pattern_matching(ns):
     assert describe(ns, ns.ObjectEntry("other", ns.String("x"))) == "other"
 
 
-def test_pattern_matching_parser_output(make_parser):
-    """Fragments straight from a parser (either backend) match the public classes."""
+def test_pattern_matching_parser_output(make_parser, fragment_types):
+    """Fragments straight from a parser (either backend) match the classes that parser builds."""
+    ns = fragment_types
     frags = run(make_parser, ['{"path": "/tmp/a", "n": [1]}'])
-    assert [describe(PUBLIC, f) for f in frags] == [
+    assert [describe(ns, f) for f in frags] == [
         "path chunk /tmp/a", "path done", "n[0] = 1", "other", "n done", "done",
     ]
     match frags[2]:
-        case argstream.ObjectEntry("n", argstream.ArrayItem(0, argstream.Scalar(1))):
+        case ns.ObjectEntry("n", ns.ArrayItem(0, ns.Scalar(1))):
             pass
         case _:
             pytest.fail(f"no match for {frags[2]!r}")
@@ -215,13 +216,14 @@ def test_copy(ns):
         assert copy.deepcopy(frag) == frag
 
 
-def test_parser_emits_public_types(make_parser):
+def test_parser_emits_its_own_types(make_parser, fragment_types):
+    ns = fragment_types
     frags = run(make_parser, ['{"a": [1, "s", {}, ""]}'])
     leaves = [flatten(f)[1] for f in frags]
     kinds = {type(x) for x in leaves}
-    assert kinds == {argstream.Scalar, argstream.String, argstream.Empty, argstream.Done}
-    assert all(type(f) is argstream.ObjectEntry for f in frags[:-1])
-    assert type(frags[0].value) is argstream.ArrayItem
+    assert kinds == {ns.Scalar, ns.String, ns.Empty, ns.Done}
+    assert all(type(f) is ns.ObjectEntry for f in frags[:-1])
+    assert type(frags[0].value) is ns.ArrayItem
 
 
 # -- flatten / nest -------------------------------------------------------------

@@ -81,7 +81,7 @@ def test_nested(make_parser, name):
     per_push = run_per_push(make_parser, chunks)
     assert [f for push in per_push for f in push] == expected
     assert [len(push) for push in per_push] == PER_PUSH[name]
-    assert all(type(a) is type(b) for a, b in zip([f for p in per_push for f in p], expected))
+    assert all(type(a).__name__ == type(b).__name__ for a, b in zip([f for p in per_push for f in p], expected))
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -9,6 +9,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from argstream import DONE, ArgumentStreamError, ArrayItem, Empty, Scalar, String, flatten
+from argstream._backend import SCALAR_TYPES, STRING_TYPES
 from argstream.parser import IncrementalArgParserC, IncrementalArgParserPy
 
 from _support import canon, cut, same_json
@@ -171,7 +172,7 @@ def test_property_spans(case):
     for k, (leaf, (start, end)) in enumerate(got):
         assert start >= prev[0] and end >= prev[1], "spans go back"
         prev = (start, end)
-        if type(leaf) is String:
+        if type(leaf) in STRING_TYPES:
             raw = data[start:end]
             assert json.loads(quote + raw + quote) == leaf.text  # the raw input decodes to the piece
             if isinstance(data, str) and "\\" not in raw:
@@ -181,7 +182,7 @@ def test_property_spans(case):
                 assert nxt[1][0] == end  # consecutive pieces are contiguous
             else:
                 assert nxt[1] == (end, end + 1) and text[end] == '"'
-        elif type(leaf) is Scalar:
+        elif type(leaf) in SCALAR_TYPES:
             assert same_json(json.loads(data[start:end]), leaf.value)
         else:
             assert end - start == 1 or (start == end == len(data) and leaf is DONE)

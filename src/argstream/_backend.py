@@ -1,8 +1,13 @@
 """Chooses the compiled core or its pure-Python twin, once, at import (like yarl's ``_quoting``).
 
-``ARGSTREAM_PURE=1`` forces the twin. Otherwise the compiled ``_tokenizer`` is
-used when it imports; when it does not (a pure build, PyPy), the twin runs and
-a ``RuntimeWarning`` says so on CPython.
+The one place that decides: ``parser`` and ``fragments`` re-export what it
+picks. ``ARGSTREAM_PURE=1`` forces the twin. Otherwise the compiled modules
+are used when they import; when they do not (a pure build, PyPy), the twin
+runs and a ``RuntimeWarning`` says so on CPython.
+
+Both implementations stay reachable by name (``*C`` is ``None`` when the
+extension is not in use), for differential tests; each parser builds its own
+fragment types, so the twin's parser returns the twin's types.
 """
 
 from __future__ import annotations
@@ -12,39 +17,67 @@ import os
 import platform
 import warnings
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from . import _fragments_py, _parser_py, _tokenizer_py
 
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
+_COMPILED = ("_fragments", "_parser", "_tokenizer")
+
+
 def _unavailable(exc: ImportError) -> str:
     """The warning for a compiled core that does not import, naming the real cause."""
-    if isinstance(exc, ModuleNotFoundError) and exc.name == f"{__package__}._tokenizer":
+    missing = isinstance(exc, ModuleNotFoundError) and exc.name in {f"{__package__}.{m}" for m in _COMPILED}
+    if missing:
         cause = "the compiled extension was not built (a pure build, ARGSTREAM_PURE_BUILD=1, or not compiled in place)"
     else:
         cause = f"the compiled extension is installed but does not load: {type(exc).__name__}: {exc}"
     return f"argstream: {cause}; using the pure-Python twin (same behaviour, slower)"
 
 
-core: ModuleType | None = None
+core: ModuleType | None = None  # the compiled parser module
+fragments_c: ModuleType | None = None
+tokenizer_c: ModuleType | None = None
 if not (TYPE_CHECKING or PURE):
     try:
         # import_module, not ``from . import``: a missing module then says so instead of
         # "partially initialized module ... (most likely due to a circular import)".
-        core = importlib.import_module(f"{__package__}._tokenizer")
+        fragments_c = importlib.import_module(f"{__package__}._fragments")
+        core = importlib.import_module(f"{__package__}._parser")
+        tokenizer_c = importlib.import_module(f"{__package__}._tokenizer")
     except ImportError as exc:  # pragma: no cover - depends on the build
         if os.environ.get("ARGSTREAM_REQUIRE_EXTENSION", "") not in ("", "0"):
             raise
         if platform.python_implementation() == "CPython":
             warnings.warn(_unavailable(exc), RuntimeWarning, stacklevel=2)
-        core = None
+        core = fragments_c = tokenizer_c = None
 
 BACKEND: str = "cython" if core is not None else "python"
 
-if core is not None:
-    Scalar = core.Scalar
-    String = core.String
-    ArrayItem = core.ArrayItem
-    ObjectEntry = core.ObjectEntry
+IncrementalArgParserPy = _parser_py.IncrementalArgParser
+TokenizerPy = _tokenizer_py.Tokenizer
+IncrementalArgParserC: Any = None
+TokenizerC: Any = None
+
+if core is not None and fragments_c is not None and tokenizer_c is not None:
+    IncrementalArgParserC = core.IncrementalArgParser
+    TokenizerC = tokenizer_c.Tokenizer
+    IncrementalArgParser: Any = IncrementalArgParserC
+    Scalar: Any = fragments_c.Scalar
+    String: Any = fragments_c.String
+    ArrayItem: Any = fragments_c.ArrayItem
+    ObjectEntry: Any = fragments_c.ObjectEntry
 else:
-    from ._fragments_py import ArrayItem, ObjectEntry, Scalar, String  # noqa: F401
+    IncrementalArgParser = IncrementalArgParserPy
+    Scalar = _fragments_py.Scalar
+    String = _fragments_py.String
+    ArrayItem = _fragments_py.ArrayItem
+    ObjectEntry = _fragments_py.ObjectEntry
+
+#: the fragment classes of both implementations, for code that dispatches on ``type()``
+SCALAR_TYPES = frozenset({Scalar, _fragments_py.Scalar})
+STRING_TYPES = frozenset({String, _fragments_py.String})
+ARRAY_ITEM_TYPES = frozenset({ArrayItem, _fragments_py.ArrayItem})
+OBJECT_ENTRY_TYPES = frozenset({ObjectEntry, _fragments_py.ObjectEntry})

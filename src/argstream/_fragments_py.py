@@ -1,4 +1,4 @@
-"""Pure-Python fragment types: the reference for the compiled ones in ``_tokenizer.pyx``.
+"""Pure-Python fragment types: the reference for the compiled ones in ``_fragments.pyx``.
 
 ``Empty`` and ``Done`` are rare (once per value end), so both backends share
 these two classes; the four hot types have a compiled twin.

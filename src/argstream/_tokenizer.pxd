@@ -1,22 +1,32 @@
 # cython: language_level=3
-# The C-level push API of argstream's compiled core (an ABI: changing it is a breaking release).
+# The C API of argstream's compiled tokenizer (an ABI: changing it is a breaking release).
+# Like fastrlock's, it is a sink class plus functions; the tokenizer's layout stays private.
 #
-#     from argstream._tokenizer cimport Tokenizer, Sink
+#     from argstream._sink cimport Sink
+#     from argstream._tokenizer cimport tokenizer_new, tokenizer_feed, tokenizer_end
 #
 #     cdef class MySink(Sink):
 #         cdef int on_string_data(self, str text) except -1:
 #             ...
 #
-#     tok = Tokenizer(512, "replace")
-#     tok.feed(<const unsigned char*>buf, n, sink)   # UTF-8 bytes; or tok.feed_str(s, sink)
-#     tok.end(sink)
+#     tok = tokenizer_new(512, "replace", False)
+#     tokenizer_feed(tok, <const unsigned char*>buf, n, sink)   # UTF-8 bytes; or tokenizer_feed_str(tok, s, sink)
+#     tokenizer_end(tok, sink)
 #
-# Every callback returns 0, or -1 with a Python exception set. The constants
-# below are mirrored by argstream._tokenizer_py (a test checks they agree).
+# ``tok`` is an ``argstream._tokenizer.Tokenizer`` (the same object Python code
+# drives with ``push``/``finish``); the functions check its type. Every function
+# returns 0 (or the value asked for), or -1 with a Python exception set. Errors are
+# sticky: after a parse error, or an exception raised by a sink callback (which
+# stops the chunk at that event; the chunk still counts as read), every later
+# feed or end raises that exception again. See ``_sink.pxd`` for the callbacks.
+#
+# The constants are defined here once, as ``cpdef enum``s (also visible from
+# Python on ``argstream._tokenizer``); ``argstream._tokenizer_py`` mirrors them
+# for the pure twin and a test checks they agree.
 
-from libc.stdint cimport uint8_t, uint32_t
+from argstream._sink cimport Sink
 
-cdef enum:
+cpdef enum Event:
     EV_BEGIN_OBJECT = 1
     EV_END_OBJECT = 2
     EV_BEGIN_ARRAY = 3
@@ -27,7 +37,7 @@ cdef enum:
     EV_END_STRING = 8
     EV_SCALAR = 9
 
-cdef enum:
+cpdef enum State:
     ST_VALUE = 0
     ST_ARRAY_FIRST = 1
     ST_OBJECT_FIRST = 2
@@ -41,7 +51,7 @@ cdef enum:
     ST_END = 10
     ST_ERROR = 11
 
-cdef enum:
+cpdef enum NumberState:
     NUM_MINUS = 0
     NUM_ZERO = 1
     NUM_INT = 2
@@ -51,11 +61,11 @@ cdef enum:
     NUM_E_SIGN = 6
     NUM_EXP = 7
 
-cdef enum:
+cpdef enum Container:
     CT_OBJECT = 1
     CT_ARRAY = 2
 
-cdef enum:
+cpdef enum Error:
     ERR_EXPECTING_VALUE = 1
     ERR_EXPECTING_KEY = 2
     ERR_EXPECTING_COLON = 3
@@ -80,56 +90,25 @@ cdef enum:
     ERR_DUPLICATE_KEY = 22
 
 
-cdef class Sink:
-    """Receives the tokenizer's events; override the callbacks you need (the defaults do nothing)."""
-    cdef int on_begin_object(self) except -1
-    cdef int on_end_object(self) except -1
-    cdef int on_begin_array(self) except -1
-    cdef int on_end_array(self) except -1
-    cdef int on_key(self, str key) except -1
-    cdef int on_begin_string(self) except -1
-    cdef int on_string_data(self, str text) except -1
-    cdef int on_end_string(self) except -1
-    cdef int on_scalar(self, object value) except -1
-
-
-cdef class Tokenizer:
-    cdef readonly Py_ssize_t max_depth
-    cdef readonly Py_ssize_t pos        # absolute offset of the next chunk's first unit
-    cdef readonly int state
-    cdef readonly Py_ssize_t offset     # input read when the current event fired (see Tokenizer)
-    cdef bint replace_surrogates
-    cdef int mode                       # 0 unknown, 1 str, 2 bytes
-    cdef Py_ssize_t line
-    cdef Py_ssize_t last_nl
-    cdef object error
-    # open containers
-    cdef uint8_t* stack
-    cdef Py_ssize_t depth
-    cdef Py_ssize_t stack_cap
-    # string decoding
-    cdef int esc                        # 0 none, 1 after '\', 2..5 after '\u' + hex digits
-    cdef uint32_t code
-    cdef uint32_t high                  # pending high surrogate, 0 if none
-    cdef uint8_t tail[4]                # incomplete UTF-8 sequence (bytes input)
-    cdef int tail_len
-    cdef int tail_need
-    cdef Py_ssize_t tail_pos
-    cdef uint32_t* buf                  # decoded text not yet handed out
-    cdef Py_ssize_t buf_len
-    cdef Py_ssize_t buf_cap
-    # numbers and literals
-    cdef int num
-    cdef char* numbuf
-    cdef Py_ssize_t num_len
-    cdef Py_ssize_t num_cap
-    cdef int lit
-    cdef int lit_idx
-    # spans and duplicate keys (see Tokenizer)
-    cdef readonly Py_ssize_t start      # where the current value began
-    cdef Py_ssize_t hold                # where the pending escape began
-    cdef list key_sets                  # one set of keys per open object; None unless catching duplicates
-
-    cdef int feed(self, const unsigned char* data, Py_ssize_t n, Sink sink) except -1
-    cdef int feed_str(self, str s, Sink sink) except -1
-    cdef int end(self, Sink sink) except -1
+# a new tokenizer; surrogates is "replace" or "pass"
+cdef object tokenizer_new(Py_ssize_t max_depth, str surrogates, bint catch_duplicate_keys)
+# tokenize n bytes of UTF-8
+cdef int tokenizer_feed(object tok, const unsigned char* data, Py_ssize_t n, Sink sink) except -1
+# tokenize a str chunk, read in place
+cdef int tokenizer_feed_str(object tok, str s, Sink sink) except -1
+# raise the sticky error, if there is one (before looking at a chunk)
+cdef int tokenizer_check(object tok) except -1
+# tokenize a str or bytes-like chunk
+cdef int tokenizer_push(object tok, object chunk, Sink sink) except -1
+# no more input: complete a bare root number, or raise IncompleteJSONError
+cdef int tokenizer_end(object tok, Sink sink) except -1
+# the root value is complete
+cdef bint tokenizer_done(object tok) except -1
+# units consumed so far
+cdef Py_ssize_t tokenizer_position(object tok) except -1
+# during a callback: input read when the event fired (see Tokenizer.offset)
+cdef Py_ssize_t tokenizer_offset(object tok) except -1
+# during a callback: where the current value began (for a string, its opening quote)
+cdef Py_ssize_t tokenizer_start(object tok) except -1
+# during on_string_data: where the raw input of the text handed out ends (before a pending escape)
+cdef Py_ssize_t tokenizer_data_end(object tok) except -1

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, freethreading_compatible=True
 """argstream's compiled core: the state machine of ``_tokenizer_py`` in C.
 
 Theory of operation
@@ -14,19 +14,23 @@ per string per chunk. Only an escape or UTF-8 sequence cut by the chunk's end
 is held back, along with the stack of open containers and a key or number
 still being read; never the document.
 
-The states, event kinds and error codes are the twin's (see
+The states, event kinds and error codes are the twin's (``cpdef enum``s in
 ``_tokenizer.pxd``); errors are built by one cold function and are sticky.
+Other Cython code drives a tokenizer through the functions at the end of this
+file (declared in ``_tokenizer.pxd``), never through its fields.
 """
+
 
 cimport cython
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromString
-from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_FromKindAndData, PyUnicode_GET_LENGTH, PyUnicode_KIND
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 
-from argstream._fragments_py import DONE as _DONE_PY, Empty as _Empty
+from argstream._sink cimport PySink, Sink
+
 from argstream._tokenizer_py import MESSAGES as _MESSAGES
 from argstream.errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
@@ -38,10 +42,6 @@ ctypedef fused char_t:
     uint16_t
     uint32_t
 
-cdef object DONE = _DONE_PY
-cdef object EMPTY_OBJECT = _Empty("object")
-cdef object EMPTY_ARRAY = _Empty("array")
-cdef object EMPTY_STRING = _Empty("string")
 
 # STOP[c] != 0: c ends a run of plain string characters ('"', '\', control);
 # UTF8_STOP also stops at bytes >= 0x80, which start a sequence to validate.
@@ -81,217 +81,9 @@ cdef int LITERAL_LEN[3]
 LITERAL_LEN[:] = [4, 5, 4]
 cdef object LITERAL_VALUES = (True, False, None)
 
-CONSTANTS = {
-    "EV_BEGIN_OBJECT": EV_BEGIN_OBJECT, "EV_END_OBJECT": EV_END_OBJECT, "EV_BEGIN_ARRAY": EV_BEGIN_ARRAY,
-    "EV_END_ARRAY": EV_END_ARRAY, "EV_KEY": EV_KEY, "EV_BEGIN_STRING": EV_BEGIN_STRING,
-    "EV_STRING_DATA": EV_STRING_DATA, "EV_END_STRING": EV_END_STRING, "EV_SCALAR": EV_SCALAR,
-    "ST_VALUE": ST_VALUE, "ST_ARRAY_FIRST": ST_ARRAY_FIRST, "ST_OBJECT_FIRST": ST_OBJECT_FIRST, "ST_KEY": ST_KEY,
-    "ST_COLON": ST_COLON, "ST_AFTER_VALUE": ST_AFTER_VALUE, "ST_STRING": ST_STRING, "ST_KEY_STRING": ST_KEY_STRING,
-    "ST_NUMBER": ST_NUMBER, "ST_LITERAL": ST_LITERAL, "ST_END": ST_END, "ST_ERROR": ST_ERROR,
-    "NUM_MINUS": NUM_MINUS, "NUM_ZERO": NUM_ZERO, "NUM_INT": NUM_INT, "NUM_DOT": NUM_DOT, "NUM_FRAC": NUM_FRAC,
-    "NUM_E": NUM_E, "NUM_E_SIGN": NUM_E_SIGN, "NUM_EXP": NUM_EXP, "CT_OBJECT": CT_OBJECT, "CT_ARRAY": CT_ARRAY,
-    "ERR_EXPECTING_VALUE": ERR_EXPECTING_VALUE, "ERR_EXPECTING_KEY": ERR_EXPECTING_KEY,
-    "ERR_EXPECTING_COLON": ERR_EXPECTING_COLON, "ERR_EXPECTING_COMMA": ERR_EXPECTING_COMMA,
-    "ERR_TRAILING_COMMA_OBJECT": ERR_TRAILING_COMMA_OBJECT, "ERR_TRAILING_COMMA_ARRAY": ERR_TRAILING_COMMA_ARRAY,
-    "ERR_CONTROL_CHAR": ERR_CONTROL_CHAR, "ERR_INVALID_ESCAPE": ERR_INVALID_ESCAPE,
-    "ERR_INVALID_UNICODE_ESCAPE": ERR_INVALID_UNICODE_ESCAPE, "ERR_INVALID_NUMBER": ERR_INVALID_NUMBER,
-    "ERR_INVALID_LITERAL": ERR_INVALID_LITERAL, "ERR_EXTRA_DATA": ERR_EXTRA_DATA, "ERR_DEPTH": ERR_DEPTH,
-    "ERR_UTF8": ERR_UTF8, "ERR_NUMBER_TOO_LARGE": ERR_NUMBER_TOO_LARGE, "ERR_EOF_VALUE": ERR_EOF_VALUE,
-    "ERR_EOF_STRING": ERR_EOF_STRING, "ERR_EOF_OBJECT": ERR_EOF_OBJECT, "ERR_EOF_ARRAY": ERR_EOF_ARRAY,
-    "ERR_EOF_NUMBER": ERR_EOF_NUMBER, "ERR_EOF_LITERAL": ERR_EOF_LITERAL, "ERR_DUPLICATE_KEY": ERR_DUPLICATE_KEY,
-}
+#: every constant by name, for the test that checks the twin mirrors them
+CONSTANTS = {member.name: int(member) for enum in (Event, State, NumberState, Container, Error) for member in enum}
 
-
-# ---------------------------------------------------------------------------
-# Fragment types: the compiled twins of argstream._fragments_py's dataclasses
-# (same fields, equality, hashing, repr and __match_args__).
-# ---------------------------------------------------------------------------
-
-@cython.final
-@cython.freelist(64)
-cdef class Scalar:
-    """A complete ``null``, ``true``/``false`` or number, as ``json.loads`` gives it."""
-    cdef readonly object value
-    __match_args__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def __eq__(self, other):
-        if type(other) is not Scalar:
-            return NotImplemented
-        return (self.value,) == ((<Scalar>other).value,)
-
-    def __hash__(self):
-        return hash((self.value,))
-
-    def __repr__(self):
-        return f"Scalar(value={self.value!r})"
-
-    def __reduce__(self):
-        return (Scalar, (self.value,))
-
-
-@cython.final
-@cython.freelist(64)
-cdef class String:
-    """One chunk of decoded string data; never empty."""
-    cdef readonly str text
-    __match_args__ = ("text",)
-
-    def __init__(self, str text):
-        self.text = text
-
-    def __eq__(self, other):
-        if type(other) is not String:
-            return NotImplemented
-        return self.text == (<String>other).text
-
-    def __hash__(self):
-        return hash((self.text,))
-
-    def __repr__(self):
-        return f"String(text={self.text!r})"
-
-    def __reduce__(self):
-        return (String, (self.text,))
-
-
-@cython.final
-@cython.freelist(64)
-cdef class ArrayItem:
-    """``value`` is the inner fragment for array item ``index``."""
-    cdef readonly object index
-    cdef readonly object value
-    __match_args__ = ("index", "value")
-
-    def __init__(self, index, value):
-        self.index = index
-        self.value = value
-
-    def __eq__(self, other):
-        if type(other) is not ArrayItem:
-            return NotImplemented
-        return (self.index, self.value) == ((<ArrayItem>other).index, (<ArrayItem>other).value)
-
-    def __hash__(self):
-        return hash((self.index, self.value))
-
-    def __repr__(self):
-        return f"ArrayItem(index={self.index!r}, value={self.value!r})"
-
-    def __reduce__(self):
-        return (ArrayItem, (self.index, self.value))
-
-
-@cython.final
-@cython.freelist(64)
-cdef class ObjectEntry:
-    """``value`` is the inner fragment for object member ``key``."""
-    cdef readonly object key
-    cdef readonly object value
-    __match_args__ = ("key", "value")
-
-    def __init__(self, key, value):
-        self.key = key
-        self.value = value
-
-    def __eq__(self, other):
-        if type(other) is not ObjectEntry:
-            return NotImplemented
-        return (self.key, self.value) == ((<ObjectEntry>other).key, (<ObjectEntry>other).value)
-
-    def __hash__(self):
-        return hash((self.key, self.value))
-
-    def __repr__(self):
-        return f"ObjectEntry(key={self.key!r}, value={self.value!r})"
-
-    def __reduce__(self):
-        return (ObjectEntry, (self.key, self.value))
-
-
-# ---------------------------------------------------------------------------
-# Sink
-# ---------------------------------------------------------------------------
-
-cdef class Sink:
-    cdef int on_begin_object(self) except -1:
-        return 0
-
-    cdef int on_end_object(self) except -1:
-        return 0
-
-    cdef int on_begin_array(self) except -1:
-        return 0
-
-    cdef int on_end_array(self) except -1:
-        return 0
-
-    cdef int on_key(self, str key) except -1:
-        return 0
-
-    cdef int on_begin_string(self) except -1:
-        return 0
-
-    cdef int on_string_data(self, str text) except -1:
-        return 0
-
-    cdef int on_end_string(self) except -1:
-        return 0
-
-    cdef int on_scalar(self, object value) except -1:
-        return 0
-
-
-@cython.final
-cdef class _PySink(Sink):
-    """Forwards events to a Python object with ``on_*`` methods (for ``Tokenizer.push`` from Python)."""
-    cdef object target
-
-    def __init__(self, target):
-        self.target = target
-
-    cdef int on_begin_object(self) except -1:
-        self.target.on_begin_object()
-        return 0
-
-    cdef int on_end_object(self) except -1:
-        self.target.on_end_object()
-        return 0
-
-    cdef int on_begin_array(self) except -1:
-        self.target.on_begin_array()
-        return 0
-
-    cdef int on_end_array(self) except -1:
-        self.target.on_end_array()
-        return 0
-
-    cdef int on_key(self, str key) except -1:
-        self.target.on_key(key)
-        return 0
-
-    cdef int on_begin_string(self) except -1:
-        self.target.on_begin_string()
-        return 0
-
-    cdef int on_string_data(self, str text) except -1:
-        self.target.on_string_data(text)
-        return 0
-
-    cdef int on_end_string(self) except -1:
-        self.target.on_end_string()
-        return 0
-
-    cdef int on_scalar(self, object value) except -1:
-        self.target.on_scalar(value)
-        return 0
-
-
-# ---------------------------------------------------------------------------
-# Tokenizer
-# ---------------------------------------------------------------------------
 
 cdef int _fail(Tokenizer t, int code, Py_ssize_t pos) except -1:
     """Build the error (cold path), make it sticky, and raise it."""
@@ -404,6 +196,11 @@ cdef inline int _materialize(Tokenizer t, const char_t* data, Py_ssize_t seg, Py
     return 0
 
 
+# Above this many characters, text after an escape is joined to it rather than copied into buf.
+cdef enum:
+    JOIN_ABOVE = 4096
+
+
 cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize_t end, bint utf8):
     """The decoded text ``buf + data[seg:end]``, emptying ``buf``; ``None`` when empty."""
     cdef object text
@@ -418,6 +215,11 @@ cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize
             return PyUnicode_FromKindAndData(2, data + seg, end - seg)
         else:
             return PyUnicode_FromKindAndData(4, data + seg, end - seg)
+    if end - seg > JOIN_ABOVE and seg >= 0:
+        # a long slice joins as a str: widening it into buf would cost four bytes a character
+        text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
+        t.buf_len = 0
+        return text + _take_text(t, data, seg, end, utf8)
     _materialize(t, data, seg, end, utf8)
     text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
     t.buf_len = 0
@@ -826,6 +628,14 @@ cdef int _check(Tokenizer t, int mode) except -1:
     return 0
 
 
+cdef int _broken(Tokenizer t, object exc) except -1:
+    """A sink (or memory) failed mid-chunk: the state is past repair, so that exception is the sticky error."""
+    if t.error is None:
+        t.error = exc
+    t.state = ST_ERROR
+    return 0
+
+
 cdef void _trim(Tokenizer t) noexcept:
     """Give back a decode buffer that one large chunk grew (memory stays bounded between pushes)."""
     if t.buf_cap > 65536 and t.buf_len == 0:
@@ -850,12 +660,57 @@ cdef class Tokenizer:
     With ``catch_duplicate_keys``, a key repeated in one object raises
     ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
     its keys until it closes. Off, keys are not kept at all.
+
+    An exception raised by the sink stops the chunk at that event; the chunk
+    still counts as read, and the tokenizer keeps that exception as its sticky
+    error (its state past the event is not repairable), re-raised by every
+    later ``push``/``finish``.
     """
+
+    cdef readonly Py_ssize_t max_depth
+    cdef readonly Py_ssize_t pos        # absolute offset of the next chunk's first unit
+    cdef readonly int state
+    cdef readonly Py_ssize_t offset     # input read when the current event fired (see Tokenizer)
+    cdef bint replace_surrogates
+    cdef int mode                       # 0 unknown, 1 str, 2 bytes
+    cdef Py_ssize_t line
+    cdef Py_ssize_t last_nl
+    cdef object error
+    # open containers
+    cdef uint8_t* stack
+    cdef Py_ssize_t depth
+    cdef Py_ssize_t stack_cap
+    # string decoding
+    cdef int esc                        # 0 none, 1 after '\', 2..5 after '\u' + hex digits
+    cdef uint32_t code
+    cdef uint32_t high                  # pending high surrogate, 0 if none
+    cdef uint8_t tail[4]                # incomplete UTF-8 sequence (bytes input)
+    cdef int tail_len
+    cdef int tail_need
+    cdef Py_ssize_t tail_pos
+    cdef uint32_t* buf                  # decoded text not yet handed out
+    cdef Py_ssize_t buf_len
+    cdef Py_ssize_t buf_cap
+    # numbers and literals
+    cdef int num
+    cdef char* numbuf
+    cdef Py_ssize_t num_len
+    cdef Py_ssize_t num_cap
+    cdef int lit
+    cdef int lit_idx
+    # spans and duplicate keys (see Tokenizer)
+    cdef readonly Py_ssize_t start      # where the current value began
+    cdef Py_ssize_t hold                # where the pending escape began
+    cdef list key_sets                  # one set of keys per open object; None unless catching duplicates
 
     def __cinit__(self):
         self.stack = NULL
         self.buf = NULL
         self.numbuf = NULL
+        self.max_depth = 512  # usable (and safe) even when __init__ is skipped
+        self.replace_surrogates = True
+        self.line = 1
+        self.last_nl = -1
 
     def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace", bint catch_duplicate_keys=False):
         if surrogates != "replace" and surrogates != "pass":
@@ -884,6 +739,9 @@ cdef class Tokenizer:
         _check(self, 2)
         try:
             _run(self, <const uint8_t*>data, n, base, True, sink)
+        except BaseException as exc:
+            _broken(self, exc)
+            raise
         finally:
             self.pos = base + n
             _trim(self)
@@ -909,6 +767,9 @@ cdef class Tokenizer:
                 _run(self, <const uint16_t*>data, n, base, False, sink)
             else:
                 _run(self, <const uint32_t*>data, n, base, False, sink)
+        except BaseException as exc:
+            _broken(self, exc)
+            raise
         finally:
             self.pos = base + n
             _trim(self)
@@ -924,7 +785,11 @@ cdef class Tokenizer:
         if self.state == ST_NUMBER and self.depth == 0 and (
             self.num == NUM_ZERO or self.num == NUM_INT or self.num == NUM_FRAC or self.num == NUM_EXP
         ):
-            _emit_number(self, sink, self.pos)
+            try:
+                _emit_number(self, sink, self.pos)
+            except BaseException as exc:
+                _broken(self, exc)
+                raise
             self.state = ST_END
             return 0
         if self.state == ST_STRING or self.state == ST_KEY_STRING:
@@ -947,12 +812,12 @@ cdef class Tokenizer:
 
         ``sink`` is a ``Sink`` subclass (cdef) or any object with the ``on_*`` methods.
         """
-        cdef Sink s = sink if isinstance(sink, Sink) else _PySink(sink)
+        cdef Sink s = sink if isinstance(sink, Sink) else PySink(sink)
         _feed_any(self, chunk, s)
 
     def finish(self, sink):
         """No more input; see ``end``."""
-        cdef Sink s = sink if isinstance(sink, Sink) else _PySink(sink)
+        cdef Sink s = sink if isinstance(sink, Sink) else PySink(sink)
         self.end(s)
 
     @property
@@ -960,9 +825,10 @@ cdef class Tokenizer:
         return self.state == ST_END
 
 
-
 cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
     cdef const unsigned char[::1] view
+    if t.error is not None:  # the sticky error comes before judging the chunk
+        raise t.error.with_traceback(None)
     if type(chunk) is str:
         return t.feed_str(<str>chunk, sink)
     if type(chunk) is bytes:
@@ -981,272 +847,52 @@ cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
 
 
 # ---------------------------------------------------------------------------
-# Fragment builder and the parser
+# The C API (declared in _tokenizer.pxd)
 # ---------------------------------------------------------------------------
 
-@cython.final
-cdef class FragmentBuilder(Sink):
-    """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat).
-
-    Given the ``tokenizer`` that feeds it, it also records each fragment's
-    input span on ``spans`` (see ``IncrementalArgParser``); without one,
-    ``spans`` stays ``None`` and nothing is recorded.
-    """
-    cdef public list out
-    cdef readonly bint flat
-    cdef public list spans
-    cdef Tokenizer tok
-    cdef Py_ssize_t piece_start   # where the next String piece's raw input begins
-    cdef public bint at_end       # finish(): a number's Done is proved by the end of input
-    cdef list path            # the open child's key (None before the first) or index, per level
-    cdef uint8_t* kinds
-    cdef Py_ssize_t* index    # current item index per array level
-    cdef Py_ssize_t depth
-    cdef Py_ssize_t cap
-    cdef bint string_empty
-    cdef object path_tuple
-
-    def __cinit__(self):
-        self.kinds = NULL
-        self.index = NULL
-
-    def __init__(self, bint flat=False, Tokenizer tokenizer=None):
-        self.flat = flat
-        self.out = []
-        self.path = []
-        self.path_tuple = ()
-        self.tok = tokenizer
-        self.spans = None if tokenizer is None else []
-
-    def __dealloc__(self):
-        PyMem_Free(self.kinds)
-        PyMem_Free(self.index)
-
-    cdef int emit(self, object leaf) except -1:
-        cdef Py_ssize_t k
-        cdef ObjectEntry entry
-        cdef ArrayItem item
-        if self.flat:
-            if self.path_tuple is None:
-                self.path_tuple = tuple(self.path)
-            self.out.append((self.path_tuple, leaf))
-            return 0
-        k = self.depth
-        while k > 0:
-            k -= 1
-            if self.kinds[k] == CT_OBJECT:
-                entry = ObjectEntry.__new__(ObjectEntry)
-                entry.key = self.path[k]
-                entry.value = leaf
-                leaf = entry
-            else:
-                item = ArrayItem.__new__(ArrayItem)
-                item.index = self.path[k]
-                item.value = leaf
-                leaf = item
-        self.out.append(leaf)
-        return 0
-
-    cdef inline int _start(self) except -1:
-        """A value starts: inside an array it is the next item."""
-        cdef Py_ssize_t d = self.depth
-        if d and self.kinds[d - 1] == CT_ARRAY:
-            self.index[d - 1] += 1
-            self.path[d - 1] = self.index[d - 1]
-            self.path_tuple = None
-        return 0
-
-    cdef int _open(self, uint8_t kind) except -1:
-        cdef Py_ssize_t cap
-        cdef void* p
-        self._start()
-        if self.depth >= self.cap:
-            cap = self.cap * 2 if self.cap else 32
-            p = PyMem_Realloc(self.kinds, cap * sizeof(uint8_t))
-            if p is NULL:
-                raise MemoryError()
-            self.kinds = <uint8_t*>p
-            p = PyMem_Realloc(self.index, cap * sizeof(Py_ssize_t))
-            if p is NULL:
-                raise MemoryError()
-            self.index = <Py_ssize_t*>p
-            self.cap = cap
-        self.kinds[self.depth] = kind
-        self.index[self.depth] = -1
-        self.depth += 1
-        self.path.append(None if kind == CT_OBJECT else -1)
-        self.path_tuple = None
-        return 0
-
-    cdef int _span(self, Py_ssize_t start, Py_ssize_t end) except -1:
-        self.spans.append((start, end))
-        return 0
-
-    cdef int _close_container(self) except -1:
-        cdef bint empty
-        cdef Py_ssize_t end
-        self.depth -= 1
-        if self.kinds[self.depth] == CT_OBJECT:
-            empty = self.path[self.depth] is None
-        else:
-            empty = self.index[self.depth] == -1
-        self.path.pop()
-        self.path_tuple = None
-        if self.spans is not None:
-            end = self.tok.offset
-            if empty:
-                self._span(end - 1, end)
-            self._span(end - 1, end)
-        if empty:
-            self.emit(EMPTY_OBJECT if self.kinds[self.depth] == CT_OBJECT else EMPTY_ARRAY)
-        self.emit(DONE)
-        return 0
-
-    cdef int on_begin_object(self) except -1:
-        return self._open(CT_OBJECT)
-
-    cdef int on_begin_array(self) except -1:
-        return self._open(CT_ARRAY)
-
-    cdef int on_end_object(self) except -1:
-        return self._close_container()
-
-    cdef int on_end_array(self) except -1:
-        return self._close_container()
-
-    cdef int on_key(self, str key) except -1:
-        self.path[self.depth - 1] = key
-        self.path_tuple = None
-        return 0
-
-    cdef int on_begin_string(self) except -1:
-        self._start()
-        self.string_empty = True
-        if self.spans is not None:
-            self.piece_start = self.tok.start + 1
-        return 0
-
-    cdef int on_string_data(self, str text) except -1:
-        cdef String s = String.__new__(String)
-        cdef Py_ssize_t end
-        s.text = text
-        self.string_empty = False
-        if self.spans is not None:
-            end = self.tok.hold if (self.tok.esc or self.tok.high) else self.tok.offset
-            self._span(self.piece_start, end)
-            self.piece_start = end
-        return self.emit(s)
-
-    cdef int on_end_string(self) except -1:
-        cdef Py_ssize_t end
-        if self.spans is not None:
-            end = self.tok.offset
-            if self.string_empty:
-                self._span(end - 1, end)
-            self._span(end - 1, end)
-        if self.string_empty:
-            self.emit(EMPTY_STRING)
-        return self.emit(DONE)
-
-    cdef int on_scalar(self, object value) except -1:
-        cdef Scalar s = Scalar.__new__(Scalar)
-        cdef Py_ssize_t end
-        s.value = value
-        if self.spans is not None:
-            end = self.tok.offset
-            self._span(self.tok.start, end)
-            if value is None or value is True or value is False:  # a literal: its last letter proves it
-                self._span(end - 1, end)
-            else:  # a number: its delimiter, or the end of input
-                self._span(end, end if self.at_end else end + 1)
-        self._start()
-        self.emit(s)
-        return self.emit(DONE)
+cdef object tokenizer_new(Py_ssize_t max_depth, str surrogates, bint catch_duplicate_keys):
+    return Tokenizer(max_depth, surrogates, catch_duplicate_keys)
 
 
-@cython.final
-cdef class IncrementalArgParser:
-    """Incremental JSON parser: ``push(chunk)`` returns the fragments that chunk made decodable.
+cdef int tokenizer_feed(object tok, const unsigned char* data, Py_ssize_t n, Sink sink) except -1:
+    return (<Tokenizer?>tok).feed(data, n, sink)
 
-    Raises ``ArgumentStreamError`` (with ``pos``, ``line``, ``col``) at the
-    first character that proves the input invalid; ``finish()`` raises
-    ``IncompleteJSONError`` when the root value is not complete. Errors are
-    sticky. The fragments decoded from a chunk before its error are on the
-    exception's ``fragments`` attribute.
 
-    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
-    quote of a key that its object already has (keys compared unescaped);
-    off, the last value wins downstream, as with ``json.loads``.
+cdef int tokenizer_feed_str(object tok, str s, Sink sink) except -1:
+    return (<Tokenizer?>tok).feed_str(s, sink)
 
-    ``spans=True`` sets ``spans`` after each ``push()``/``finish()`` (also when
-    it raises) to a list parallel to the fragments of that call: the
-    ``(start, end)`` input offsets, in ``position`` units, of the input the
-    fragment's leaf was decoded from, ``end`` exclusive:
 
-    - ``String``: the raw input of its text, escapes included, so for ``str``
-      input ``end - start == len(text)`` exactly when the piece held no escape.
-      An escape (or UTF-8 sequence) cut by a chunk's end belongs to the piece
-      that decodes it, which then starts where it began.
-    - ``Scalar``: its literal or number text.
-    - ``Empty`` and ``Done``: the character that proves them: the closing
-      quote, bracket or brace; a literal's last letter; a number's delimiter,
-      or ``(position, position)`` when ``finish()`` ends the number.
+cdef int tokenizer_check(object tok) except -1:
+    cdef Tokenizer t = <Tokenizer?>tok
+    if t.error is not None:
+        raise t.error.with_traceback(None)
+    return 0
 
-    Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
-    ``None`` and nothing is recorded.
-    """
-    cdef Tokenizer _tok
-    cdef FragmentBuilder _builder
 
-    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
-                 bint catch_duplicate_keys=False, bint spans=False):
-        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
-        self._builder = FragmentBuilder(flat, self._tok if spans else None)
+cdef int tokenizer_push(object tok, object chunk, Sink sink) except -1:
+    return _feed_any(<Tokenizer?>tok, chunk, sink)
 
-    def push(self, chunk):
-        """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended."""
-        cdef list out = []
-        if self._tok.error is not None:
-            raise self._tok.error.with_traceback(None)
-        self._builder.out = out
-        if self._builder.spans is not None:
-            self._builder.spans = []
-        try:
-            _feed_any(self._tok, chunk, self._builder)
-        except ArgumentStreamError as exc:
-            exc.fragments = out
-            raise
-        return out
 
-    def finish(self):
-        """Signal the end of input; return what only the end completes (a bare root number)."""
-        cdef list out = []
-        self._builder.out = out
-        if self._builder.spans is not None:
-            self._builder.spans = []
-        self._builder.at_end = True
-        self._tok.end(self._builder)
-        return out
+cdef int tokenizer_end(object tok, Sink sink) except -1:
+    return (<Tokenizer?>tok).end(sink)
 
-    @property
-    def done(self):
-        """The root value is complete."""
-        return self._tok.state == ST_END
 
-    @property
-    def position(self):
-        """Characters (str input) or bytes (bytes input) consumed so far."""
-        return self._tok.pos
+cdef bint tokenizer_done(object tok) except -1:
+    return (<Tokenizer?>tok).state == ST_END
 
-    @property
-    def spans(self):
-        """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
-        return self._builder.spans
 
-    @property
-    def flat(self):
-        return self._builder.flat
+cdef Py_ssize_t tokenizer_position(object tok) except -1:
+    return (<Tokenizer?>tok).pos
 
-    @property
-    def max_depth(self):
-        return self._tok.max_depth
+
+cdef Py_ssize_t tokenizer_offset(object tok) except -1:
+    return (<Tokenizer?>tok).offset
+
+
+cdef Py_ssize_t tokenizer_start(object tok) except -1:
+    return (<Tokenizer?>tok).start
+
+
+cdef Py_ssize_t tokenizer_data_end(object tok) except -1:
+    cdef Tokenizer t = <Tokenizer?>tok
+    return t.hold if (t.esc or t.high) else t.offset

@@ -1,4 +1,4 @@
-"""The pure-Python core: the specification that ``_tokenizer.pyx`` follows state by state.
+"""The pure-Python tokenizer: the specification that ``_tokenizer.pyx`` follows state by state.
 
 Theory of operation
 -------------------
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import Any, Callable, Literal
+from typing import Any
 
-from ._fragments_py import DONE, Empty
+from ._sink_py import Sink
 from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
 # Event kinds (the sink callbacks).
@@ -124,6 +124,7 @@ _WS = " \t\n\r"
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]+')
 _WS_RUN = re.compile(r"[ \t\r]*")
 _utf8_decode = codecs.utf_8_decode
+_NO_BYTES = memoryview(b"")
 
 
 def _utf8_prefix_ok(tail: bytes) -> bool:
@@ -133,20 +134,6 @@ def _utf8_prefix_ok(tail: bytes) -> bool:
     if not low <= tail[1] <= high:
         return False
     return all(0x80 <= b <= 0xBF for b in tail[2:])
-
-
-class Sink:
-    """Receives the tokenizer's events. Subclass and override what you need."""
-
-    def on_begin_object(self) -> None: ...
-    def on_end_object(self) -> None: ...
-    def on_begin_array(self) -> None: ...
-    def on_end_array(self) -> None: ...
-    def on_key(self, key: str) -> None: ...
-    def on_begin_string(self) -> None: ...
-    def on_string_data(self, text: str) -> None: ...
-    def on_end_string(self) -> None: ...
-    def on_scalar(self, value: Any) -> None: ...
 
 
 class Tokenizer:
@@ -165,6 +152,11 @@ class Tokenizer:
     With ``catch_duplicate_keys``, a key repeated in one object raises
     ``DuplicateKeyError`` at its closing quote; each open object keeps the set of
     its keys until it closes. Off, keys are not kept at all.
+
+    An exception raised by the sink stops the chunk at that event; the chunk
+    still counts as read, and the tokenizer keeps that exception as its sticky
+    error (its state past the event is not repairable), re-raised by every
+    later ``push``/``finish``.
     """
 
     def __init__(self, max_depth: int = 512, surrogates: str = "replace", catch_duplicate_keys: bool = False) -> None:
@@ -184,12 +176,13 @@ class Tokenizer:
         self.line = 1
         self.last_nl = -1  # absolute offset of the last newline between tokens
         self.mode = 0  # 0 unknown, 1 str, 2 bytes
-        self.error: ArgumentStreamError | None = None
+        self.error: BaseException | None = None  # sticky: a parse error, or what a sink raised
         # string decoding
         self.esc = 0  # 0 none, 1 after '\', 2..5 after '\u' + (esc-2) hex digits
         self.code = 0  # \u code unit being read
         self.high = 0  # pending high surrogate, 0 if none
         self.tail = b""  # incomplete UTF-8 sequence (bytes input)
+        self.raw = _NO_BYTES  # the bytes chunk being read (bytes input)
         self.tail_pos = 0  # its first byte's offset
         self.key_parts: list[str] = []
         # numbers and literals
@@ -217,6 +210,12 @@ class Tokenizer:
         self.state = ST_ERROR
         return self.error
 
+    def _broken(self, exc: BaseException) -> None:
+        """A sink (or memory) failed mid-chunk: the state is past repair, so that exception is the sticky error."""
+        if self.error is None:
+            self.error = exc
+        self.state = ST_ERROR
+
     def raise_sticky(self) -> None:
         err = self.error
         assert err is not None
@@ -233,7 +232,9 @@ class Tokenizer:
             text = chunk
         elif isinstance(chunk, (bytes, bytearray, memoryview)):
             utf8 = True
-            text = bytes(chunk).decode("latin-1")
+            raw = bytes(chunk)
+            self.raw = memoryview(raw)  # string runs decode from here, not from a re-encoded slice
+            text = raw.decode("latin-1")
         else:
             raise TypeError(f"chunks are str or bytes-like, not {type(chunk).__name__}")
         if not text:
@@ -246,8 +247,12 @@ class Tokenizer:
         base = self.pos
         try:
             self._run(text, base, utf8, sink)
+        except BaseException as exc:
+            self._broken(exc)
+            raise
         finally:
             self.pos = base + len(text)
+            self.raw = _NO_BYTES
 
     def finish(self, sink: Sink) -> None:
         """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
@@ -257,7 +262,11 @@ class Tokenizer:
         if state == ST_END:
             return
         if state == ST_NUMBER and not self.stack and self.num in (NUM_ZERO, NUM_INT, NUM_FRAC, NUM_EXP):
-            self._emit_number(sink, self.pos)
+            try:
+                self._emit_number(sink, self.pos)
+            except BaseException as exc:
+                self._broken(exc)
+                raise
             self.state = ST_END
             return
         if state in (ST_STRING, ST_KEY_STRING):
@@ -417,7 +426,7 @@ class Tokenizer:
                 if self.high:
                     self._flush_high(out)
                 if utf8:
-                    self._utf8(text[i:j], base + i, out)
+                    self._utf8(i, j, base, out)
                 else:
                     out.append(text[i:j])
                 i = j
@@ -513,19 +522,20 @@ class Tokenizer:
         out.append("\ufffd" if self.replace_surrogates else chr(self.high))
         self.high = 0
 
-    def _utf8(self, run: str, pos: int, out: list[str]) -> None:
-        """Decode a run of latin-1-read bytes as UTF-8, holding back an incomplete tail."""
-        data = run.encode("latin-1")
+    def _utf8(self, i: int, j: int, base: int, out: list[str]) -> None:
+        """Decode the bytes ``i:j`` of the chunk as UTF-8, holding back an incomplete tail."""
+        data: Any = self.raw[i:j]
+        pos = base + i
         if self.tail:
             data = self.tail + data
             pos = self.tail_pos
         try:
             decoded, used = _utf8_decode(data, "strict", False)
         except UnicodeDecodeError as exc:
-            out.append(data[: exc.start].decode("utf-8"))  # the valid text before the bad sequence
+            out.append(bytes(data[: exc.start]).decode("utf-8"))  # the valid text before the bad sequence
             raise self._fail(ERR_UTF8, pos + exc.start) from None
         out.append(decoded)
-        tail = data[used:]
+        tail = bytes(data[used:])
         if len(tail) > 1 and not _utf8_prefix_ok(tail):
             # CPython holds back ED A0..BF (a surrogate) until the next byte; the prefix already proves it
             raise self._fail(ERR_UTF8, pos + used)
@@ -592,270 +602,3 @@ class Tokenizer:
             sink.on_scalar(_LITERAL_VALUES[self.lit])
             self._after_value()
         return i
-
-
-def _maker(cls: Any, *fields: str) -> Any:
-    """A fast constructor for a frozen slotted dataclass, or ``cls`` itself (compiled types are fast already).
-
-    Setting the slots directly skips the frozen ``__setattr__`` guard that makes a frozen
-    dataclass's ``__init__`` cost about a microsecond; the object is the same as ``cls(...)``'s.
-    """
-    descriptors = [cls.__dict__.get(f) for f in fields]
-    if not all(type(d).__name__ == "member_descriptor" for d in descriptors):
-        return cls
-    setters: list[Callable[[Any, Any], None]] = [d.__set__ for d in descriptors]
-    new = object.__new__
-    if len(setters) == 1:
-        (set0,) = setters
-
-        def make1(a: Any) -> Any:
-            obj = new(cls)
-            set0(obj, a)
-            return obj
-
-        return make1
-    set0, set1 = setters
-
-    def make2(a: Any, b: Any) -> Any:
-        obj = new(cls)
-        set0(obj, a)
-        set1(obj, b)
-        return obj
-
-    return make2
-
-
-class FragmentBuilder(Sink):
-    """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat).
-
-    Given the ``tokenizer`` that feeds it, it also records each fragment's
-    input span on ``spans`` (see ``IncrementalArgParser``); without one,
-    ``spans`` stays ``None`` and nothing is recorded.
-    """
-
-    def __init__(self, flat: bool = False, tokenizer: Tokenizer | None = None) -> None:
-        from .fragments import ArrayItem, ObjectEntry, Scalar, String
-
-        self.flat = flat
-        self.tok = tokenizer
-        self.spans: list[tuple[int, int]] | None = None if tokenizer is None else []
-        self.piece_start = 0  # where the next String piece's raw input begins
-        self.at_end = False  # finish(): a number's Done is proved by the end of input
-        self.out: list[Any] = []
-        self.path: list[Any] = []  # the open child's key (None before the first) or index
-        self.kinds: list[int] = []
-        self.string_empty = False
-        self.path_tuple: tuple | None = ()
-        self._Scalar = _maker(Scalar, "value")
-        self._String = _maker(String, "text")
-        self._ObjectEntry = _maker(ObjectEntry, "key", "value")
-        self._ArrayItem = _maker(ArrayItem, "index", "value")
-
-    def emit(self, leaf: Any) -> None:
-        if self.flat:
-            t = self.path_tuple
-            if t is None:
-                t = self.path_tuple = tuple(self.path)
-            self.out.append((t, leaf))
-            return
-        path = self.path
-        kinds = self.kinds
-        k = len(path)
-        while k:
-            k -= 1
-            if kinds[k] == CT_OBJECT:
-                leaf = self._ObjectEntry(path[k], leaf)
-            else:
-                leaf = self._ArrayItem(path[k], leaf)
-        self.out.append(leaf)
-
-    def _start(self) -> None:
-        """A value starts: inside an array it is the next item."""
-        kinds = self.kinds
-        if kinds and kinds[-1] == CT_ARRAY:
-            self.path[-1] += 1
-            self.path_tuple = None
-
-    def on_begin_object(self) -> None:
-        self._start()
-        self.kinds.append(CT_OBJECT)
-        self.path.append(None)
-        self.path_tuple = None
-
-    def on_begin_array(self) -> None:
-        self._start()
-        self.kinds.append(CT_ARRAY)
-        self.path.append(-1)
-        self.path_tuple = None
-
-    def _span(self, start: int, end: int) -> None:
-        self.spans.append((start, end))  # type: ignore[union-attr]  # only called when recording
-
-    def _end_container(self, empty_marker: Any, kind: Literal["object", "array"]) -> None:
-        self.kinds.pop()
-        last = self.path.pop()
-        self.path_tuple = None
-        if self.spans is not None:
-            end = self.tok.offset  # type: ignore[union-attr]
-            if last == empty_marker:
-                self._span(end - 1, end)
-            self._span(end - 1, end)
-        if last == empty_marker:
-            self.emit(Empty(kind))
-        self.emit(DONE)
-
-    def on_end_object(self) -> None:
-        self._end_container(None, "object")
-
-    def on_end_array(self) -> None:
-        self._end_container(-1, "array")
-
-    def on_key(self, key: str) -> None:
-        self.path[-1] = key
-        self.path_tuple = None
-
-    def on_begin_string(self) -> None:
-        self._start()
-        self.string_empty = True
-        if self.spans is not None:
-            self.piece_start = self.tok.start + 1  # type: ignore[union-attr]
-
-    def on_string_data(self, text: str) -> None:
-        self.string_empty = False
-        if self.spans is not None:
-            tok = self.tok
-            end = tok.hold if tok.esc or tok.high else tok.offset  # type: ignore[union-attr]
-            self._span(self.piece_start, end)
-            self.piece_start = end
-        path = self.path
-        if len(path) == 1 and not self.flat and self.kinds[0] == CT_OBJECT:  # a top-level argument
-            self.out.append(self._ObjectEntry(path[0], self._String(text)))
-        else:
-            self.emit(self._String(text))
-
-    def on_end_string(self) -> None:
-        if self.spans is not None:
-            end = self.tok.offset  # type: ignore[union-attr]
-            if self.string_empty:
-                self._span(end - 1, end)
-            self._span(end - 1, end)
-        if self.string_empty:
-            self.emit(Empty("string"))
-        self.emit(DONE)
-
-    def on_scalar(self, value: Any) -> None:
-        if self.spans is not None:
-            tok = self.tok
-            end = tok.offset  # type: ignore[union-attr]
-            self._span(tok.start, end)  # type: ignore[union-attr]
-            if value is None or value is True or value is False:  # a literal: its last letter proves it
-                self._span(end - 1, end)
-            else:  # a number: its delimiter, or the end of input
-                self._span(end, end if self.at_end else end + 1)
-        self._start()
-        self.emit(self._Scalar(value))
-        self.emit(DONE)
-
-
-class IncrementalArgParser:
-    """Incremental JSON parser: ``push(chunk)`` returns the fragments that chunk made decodable.
-
-    Raises ``ArgumentStreamError`` (with ``pos``, ``line``, ``col``) at the
-    first character that proves the input invalid; ``finish()`` raises
-    ``IncompleteJSONError`` when the root value is not complete. Errors are
-    sticky. The fragments decoded from a chunk before its error are on the
-    exception's ``fragments`` attribute.
-
-    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
-    quote of a key that its object already has (keys compared unescaped);
-    off, the last value wins downstream, as with ``json.loads``.
-
-    ``spans=True`` sets ``spans`` after each ``push()``/``finish()`` (also when
-    it raises) to a list parallel to the fragments of that call: the
-    ``(start, end)`` input offsets, in ``position`` units, of the input the
-    fragment's leaf was decoded from, ``end`` exclusive:
-
-    - ``String``: the raw input of its text, escapes included, so for ``str``
-      input ``end - start == len(text)`` exactly when the piece held no escape.
-      An escape (or UTF-8 sequence) cut by a chunk's end belongs to the piece
-      that decodes it, which then starts where it began.
-    - ``Scalar``: its literal or number text.
-    - ``Empty`` and ``Done``: the character that proves them: the closing
-      quote, bracket or brace; a literal's last letter; a number's delimiter,
-      or ``(position, position)`` when ``finish()`` ends the number.
-
-    Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
-    ``None`` and nothing is recorded.
-    """
-
-    __slots__ = ("_tok", "_builder")
-
-    def __init__(
-        self,
-        *,
-        max_depth: int = 512,
-        flat: bool = False,
-        surrogates: str = "replace",
-        catch_duplicate_keys: bool = False,
-        spans: bool = False,
-    ) -> None:
-        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
-        self._builder = FragmentBuilder(flat, self._tok if spans else None)
-
-    def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
-        """Parse one chunk; return the fragments it completed or extended."""
-        tok = self._tok
-        if tok.error is not None:
-            tok.raise_sticky()
-        builder = self._builder
-        out: list[Any] = []
-        builder.out = out
-        if builder.spans is not None:
-            builder.spans = []
-        if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
-            m = _PLAIN.match(chunk)
-            if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
-                tok.pos += len(chunk)
-                tok.offset = tok.pos
-                builder.on_string_data(chunk)
-                return out
-        try:
-            tok.push(chunk, builder)
-        except ArgumentStreamError as exc:
-            exc.fragments = out
-            raise
-        return out
-
-    def finish(self) -> list[Any]:
-        """Signal the end of input; return what only the end completes (a bare root number)."""
-        builder = self._builder
-        out: list[Any] = []
-        builder.out = out
-        if builder.spans is not None:
-            builder.spans = []
-        builder.at_end = True
-        self._tok.finish(builder)
-        return out
-
-    @property
-    def done(self) -> bool:
-        """The root value is complete."""
-        return self._tok.state == ST_END
-
-    @property
-    def position(self) -> int:
-        """Characters (str input) or bytes (bytes input) consumed so far."""
-        return self._tok.pos
-
-    @property
-    def spans(self) -> list[tuple[int, int]] | None:
-        """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
-        return self._builder.spans
-
-    @property
-    def flat(self) -> bool:
-        return self._builder.flat
-
-    @property
-    def max_depth(self) -> int:
-        return self._tok.max_depth

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ._fragments_py import Done, Empty
-from .fragments import ArrayItem, ObjectEntry, Path, Scalar, String
+from ._backend import ARRAY_ITEM_TYPES, OBJECT_ENTRY_TYPES, SCALAR_TYPES, STRING_TYPES
+from .fragments import Path
 
 __all__ = ["Completed", "FragmentAggregator"]
 
@@ -91,9 +92,9 @@ class FragmentAggregator:
             leaf = fragment
             while True:
                 cls = type(leaf)
-                if cls is ObjectEntry:
+                if cls in OBJECT_ENTRY_TYPES:
                     self._enter(level, leaf.key)
-                elif cls is ArrayItem:
+                elif cls in ARRAY_ITEM_TYPES:
                     self._enter(level, leaf.index)
                 else:
                     break
@@ -103,7 +104,7 @@ class FragmentAggregator:
             raise ValueError(f"fragment {fragment!r} arrives while a deeper value is still open")
         frame = frames[level]
         cls = type(leaf)
-        if cls is String:
+        if cls in STRING_TYPES:
             if frame.kind == _UNKNOWN:
                 frame.kind = _STRING
             elif frame.kind != _STRING:
@@ -114,7 +115,7 @@ class FragmentAggregator:
             if cls is Done or isinstance(leaf, Done):
                 return self._close(level)
             raise ValueError(f"{leaf!r} for a value that already has data")
-        if cls is Scalar:
+        if cls in SCALAR_TYPES:
             frame.kind = _SCALAR
             frame.value = leaf.value
         elif cls is Empty:

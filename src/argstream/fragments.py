@@ -3,14 +3,16 @@
 Every value, at every depth, streams as fragments that end with its own
 ``Done``; ``ObjectEntry`` / ``ArrayItem`` wrap the inner fragment once per
 nesting level. With the compiled backend the four hot types are extension
-types with the same fields, equality, hashing, ``repr`` and ``__match_args__``.
+types with the same fields, equality, hashing, ``repr`` and ``__match_args__``
+(and equal to the twin's instances). ``flatten`` takes the fragments of either
+parser; ``nest`` builds the backend's types.
 """
 
 from __future__ import annotations
 
 from typing import Any, Union
 
-from ._backend import ArrayItem, ObjectEntry, Scalar, String
+from ._backend import ARRAY_ITEM_TYPES, OBJECT_ENTRY_TYPES, ArrayItem, ObjectEntry, Scalar, String
 from ._fragments_py import DONE, Done, Empty
 
 __all__ = [
@@ -28,9 +30,9 @@ def flatten(fragment: Any) -> tuple[Path, Any]:
     path: list[str | int] = []
     while True:
         cls = type(fragment)
-        if cls is ObjectEntry:
+        if cls in OBJECT_ENTRY_TYPES:
             path.append(fragment.key)
-        elif cls is ArrayItem:
+        elif cls in ARRAY_ITEM_TYPES:
             path.append(fragment.index)
         else:
             return tuple(path), fragment

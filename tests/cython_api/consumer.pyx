@@ -1,7 +1,8 @@
 # cython: language_level=3
 """A third-party Cython consumer of argstream's C-level push API (built by tests/test_cython_api.py)."""
 
-from argstream._tokenizer cimport Sink, Tokenizer
+from argstream._sink cimport Sink
+from argstream._tokenizer cimport tokenizer_end, tokenizer_feed, tokenizer_feed_str, tokenizer_new
 
 
 cdef class RecordingSink(Sink):
@@ -61,22 +62,22 @@ cdef class CountingSink(Sink):
 
 
 def run_bytes(list chunks, sink=None):
-    """Feed UTF-8 ``bytes`` chunks through ``Tokenizer.feed`` (pointer + length)."""
-    cdef Tokenizer tok = Tokenizer(512, "replace")
+    """Feed UTF-8 ``bytes`` chunks through ``tokenizer_feed`` (pointer + length)."""
+    cdef object tok = tokenizer_new(512, "replace", False)
     cdef Sink s = RecordingSink() if sink is None else sink
     cdef bytes chunk
     for chunk in chunks:
-        tok.feed(<const unsigned char*><char*>chunk, len(chunk), s)
-    tok.end(s)
+        tokenizer_feed(tok, <const unsigned char*><char*>chunk, len(chunk), s)
+    tokenizer_end(tok, s)
     return s
 
 
 def run_str(list chunks, sink=None):
-    """Feed ``str`` chunks through ``Tokenizer.feed_str``."""
-    cdef Tokenizer tok = Tokenizer(512, "replace")
+    """Feed ``str`` chunks through ``tokenizer_feed_str``."""
+    cdef object tok = tokenizer_new(512, "replace", False)
     cdef Sink s = RecordingSink() if sink is None else sink
     cdef str chunk
     for chunk in chunks:
-        tok.feed_str(chunk, s)
-    tok.end(s)
+        tokenizer_feed_str(tok, chunk, s)
+    tokenizer_end(tok, s)
     return s

@@ -1,0 +1,26 @@
+"""Types of the compiled parser (``_parser.pyx``); the pure twin is ``_parser_py``."""
+
+from typing import Any
+
+class IncrementalArgParser:
+    def __init__(
+        self,
+        *,
+        max_depth: int = 512,
+        flat: bool = False,
+        surrogates: str = "replace",
+        catch_duplicate_keys: bool = False,
+        spans: bool = False,
+    ) -> None: ...
+    def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]: ...
+    def finish(self) -> list[Any]: ...
+    @property
+    def done(self) -> bool: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def spans(self) -> list[tuple[int, int]] | None: ...
+    @property
+    def flat(self) -> bool: ...
+    @property
+    def max_depth(self) -> int: ...

@@ -1,0 +1,123 @@
+# cython: language_level=3, embedsignature=True, freethreading_compatible=True
+"""The compiled ``IncrementalArgParser``: the tokenizer, through its C API, feeding a ``FragmentBuilder``.
+
+It is the first user of ``_tokenizer.pxd``'s functions.
+"""
+
+cimport cython
+
+from argstream._fragment_builder cimport FragmentBuilder
+from argstream._tokenizer cimport (
+    tokenizer_check,
+    tokenizer_done,
+    tokenizer_end,
+    tokenizer_new,
+    tokenizer_position,
+    tokenizer_push,
+)
+
+from argstream.errors import ArgumentStreamError
+
+
+@cython.final
+cdef class IncrementalArgParser:
+    """Incremental JSON parser: ``push(chunk)`` returns the fragments that chunk made decodable.
+
+    Raises ``ArgumentStreamError`` (with ``pos``, ``line``, ``col``) at the
+    first character that proves the input invalid; ``finish()`` raises
+    ``IncompleteJSONError`` when the root value is not complete. Errors are
+    sticky. The fragments decoded from a chunk before its error are on the
+    exception's ``fragments`` attribute.
+
+    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
+    quote of a key that its object already has (keys compared unescaped);
+    off, the last value wins downstream, as with ``json.loads``.
+
+    ``spans=True`` sets ``spans`` after each ``push()``/``finish()`` (also when
+    it raises) to a list parallel to the fragments of that call: the
+    ``(start, end)`` input offsets, in ``position`` units, of the input the
+    fragment's leaf was decoded from, ``end`` exclusive:
+
+    - ``String``: the raw input of its text, escapes included, so for ``str``
+      input ``end - start == len(text)`` exactly when the piece held no escape.
+      An escape (or UTF-8 sequence) cut by a chunk's end belongs to the piece
+      that decodes it, which then starts where it began.
+    - ``Scalar``: its literal or number text.
+    - ``Empty`` and ``Done``: the character that proves them: the closing
+      quote, bracket or brace; a literal's last letter; a number's delimiter,
+      or ``(position, position)`` when ``finish()`` ends the number.
+
+    Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
+    ``None`` and nothing is recorded.
+    """
+    cdef object _tok
+    cdef FragmentBuilder _builder
+
+    cdef int _ready(self) except -1:
+        if self._tok is None:
+            raise TypeError("IncrementalArgParser.__init__ was not called")
+        return 0
+
+    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
+                 bint catch_duplicate_keys=False, bint spans=False):
+        self._tok = tokenizer_new(max_depth, surrogates, catch_duplicate_keys)
+        self._builder = FragmentBuilder(flat, self._tok if spans else None)
+
+    def push(self, chunk):
+        """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended."""
+        cdef list out = []
+        self._ready()
+        tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
+        self._builder.out = out
+        if self._builder.spans is not None:
+            self._builder.spans = []
+        try:
+            tokenizer_push(self._tok, chunk, self._builder)
+        except ArgumentStreamError as exc:
+            exc.fragments = out
+            raise
+        finally:
+            self._builder.out = None  # the caller owns the fragments; keeping them would pin their memory
+        return out
+
+    def finish(self):
+        """Signal the end of input; return what only the end completes (a bare root number)."""
+        cdef list out = []
+        self._ready()
+        self._builder.out = out
+        if self._builder.spans is not None:
+            self._builder.spans = []
+        self._builder.at_end = True
+        try:
+            tokenizer_end(self._tok, self._builder)
+        finally:
+            self._builder.out = None
+        return out
+
+    @property
+    def done(self):
+        """The root value is complete."""
+        self._ready()
+        return tokenizer_done(self._tok)
+
+    @property
+    def position(self):
+        """Characters (str input) or bytes (bytes input) consumed so far."""
+        self._ready()
+        return tokenizer_position(self._tok)
+
+    @property
+    def spans(self):
+        """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
+        self._ready()
+        return self._builder.spans
+
+    @property
+    def flat(self):
+        self._ready()
+        return self._builder.flat
+
+    @property
+    def max_depth(self):
+        self._ready()
+        return self._tok.max_depth

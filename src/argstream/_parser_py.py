@@ -1,0 +1,121 @@
+"""The pure-Python ``IncrementalArgParser``: a tokenizer feeding a fragment builder (twin of ``_parser.pyx``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._fragment_builder_py import FragmentBuilder
+from ._tokenizer_py import _PLAIN, ST_END, ST_STRING, Tokenizer
+from .errors import ArgumentStreamError
+
+__all__ = ["IncrementalArgParser"]
+
+
+class IncrementalArgParser:
+    """Incremental JSON parser: ``push(chunk)`` returns the fragments that chunk made decodable.
+
+    Raises ``ArgumentStreamError`` (with ``pos``, ``line``, ``col``) at the
+    first character that proves the input invalid; ``finish()`` raises
+    ``IncompleteJSONError`` when the root value is not complete. Errors are
+    sticky. The fragments decoded from a chunk before its error are on the
+    exception's ``fragments`` attribute.
+
+    ``catch_duplicate_keys=True`` raises ``DuplicateKeyError`` at the closing
+    quote of a key that its object already has (keys compared unescaped);
+    off, the last value wins downstream, as with ``json.loads``.
+
+    ``spans=True`` sets ``spans`` after each ``push()``/``finish()`` (also when
+    it raises) to a list parallel to the fragments of that call: the
+    ``(start, end)`` input offsets, in ``position`` units, of the input the
+    fragment's leaf was decoded from, ``end`` exclusive:
+
+    - ``String``: the raw input of its text, escapes included, so for ``str``
+      input ``end - start == len(text)`` exactly when the piece held no escape.
+      An escape (or UTF-8 sequence) cut by a chunk's end belongs to the piece
+      that decodes it, which then starts where it began.
+    - ``Scalar``: its literal or number text.
+    - ``Empty`` and ``Done``: the character that proves them: the closing
+      quote, bracket or brace; a literal's last letter; a number's delimiter,
+      or ``(position, position)`` when ``finish()`` ends the number.
+
+    Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
+    ``None`` and nothing is recorded.
+    """
+
+    __slots__ = ("_tok", "_builder")
+
+    def __init__(
+        self,
+        *,
+        max_depth: int = 512,
+        flat: bool = False,
+        surrogates: str = "replace",
+        catch_duplicate_keys: bool = False,
+        spans: bool = False,
+    ) -> None:
+        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
+        self._builder = FragmentBuilder(flat, self._tok if spans else None)
+
+    def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
+        """Parse one chunk; return the fragments it completed or extended."""
+        tok = self._tok
+        if tok.error is not None:
+            tok.raise_sticky()
+        builder = self._builder
+        out: list[Any] = []
+        builder.out = out
+        if builder.spans is not None:
+            builder.spans = []
+        if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
+            m = _PLAIN.match(chunk)
+            if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
+                tok.pos += len(chunk)
+                tok.offset = tok.pos
+                builder.on_string_data(chunk)
+                builder.out = []
+                return out
+        try:
+            tok.push(chunk, builder)
+        except ArgumentStreamError as exc:
+            exc.fragments = out
+            raise
+        finally:
+            builder.out = []  # the caller owns the fragments; keeping them would pin their memory
+        return out
+
+    def finish(self) -> list[Any]:
+        """Signal the end of input; return what only the end completes (a bare root number)."""
+        builder = self._builder
+        out: list[Any] = []
+        builder.out = out
+        if builder.spans is not None:
+            builder.spans = []
+        builder.at_end = True
+        try:
+            self._tok.finish(builder)
+        finally:
+            builder.out = []
+        return out
+
+    @property
+    def done(self) -> bool:
+        """The root value is complete."""
+        return self._tok.state == ST_END
+
+    @property
+    def position(self) -> int:
+        """Characters (str input) or bytes (bytes input) consumed so far."""
+        return self._tok.pos
+
+    @property
+    def spans(self) -> list[tuple[int, int]] | None:
+        """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
+        return self._builder.spans
+
+    @property
+    def flat(self) -> bool:
+        return self._builder.flat
+
+    @property
+    def max_depth(self) -> int:
+        return self._tok.max_depth
