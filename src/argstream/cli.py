@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO, Iterable, Iterator, NoReturn, Sequence, TextIO
 
 from . import BACKEND, ArgumentStreamError, IncrementalArgParser, __version__
-from .fragments import Empty, Scalar, String, flatten
+from .fragments import SCALAR_TYPES, STRING_TYPES, Empty, flatten
 from .render.sanitize import visible_line
 
 __all__ = ["main", "read_wire", "wire_objects"]
@@ -157,9 +157,9 @@ _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u
 def _fragment_json(fragment: Any) -> str:
     path, leaf = flatten(fragment)
     cls = type(leaf)
-    if cls is String:
+    if cls in STRING_TYPES:
         shown: dict[str, Any] = {"type": "string", "text": leaf.text}
-    elif cls is Scalar:
+    elif cls in SCALAR_TYPES:
         shown = {"type": "scalar", "value": leaf.value}
     elif cls is Empty:
         shown = {"type": "empty", "kind": leaf.kind}

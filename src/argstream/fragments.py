@@ -5,19 +5,23 @@ Every value, at every depth, streams as fragments that end with its own
 nesting level. With the compiled backend the four hot types are extension
 types with the same fields, equality, hashing, ``repr`` and ``__match_args__``
 (and equal to the twin's instances). ``flatten`` takes the fragments of either
-parser; ``nest`` builds the backend's types.
+parser; ``nest`` builds the backend's types. ``*_TYPES`` hold both backends' classes, for code
+that dispatches on ``type(fragment)`` and may see either.
 """
 
 from __future__ import annotations
 
 from typing import Any, Union
 
-from ._backend import ARRAY_ITEM_TYPES, OBJECT_ENTRY_TYPES, ArrayItem, ObjectEntry, Scalar, String
+from ._backend import (
+    ARRAY_ITEM_TYPES, OBJECT_ENTRY_TYPES, SCALAR_TYPES, STRING_TYPES, ArrayItem, ObjectEntry, Scalar, String,
+)
 from ._fragments_py import DONE, Done, Empty
 
 __all__ = [
     "Scalar", "String", "ArrayItem", "ObjectEntry", "Empty", "Done", "DONE",
     "Fragment", "Leaf", "Path", "flatten", "nest",
+    "SCALAR_TYPES", "STRING_TYPES", "ARRAY_ITEM_TYPES", "OBJECT_ENTRY_TYPES",
 ]
 
 Fragment = Union[Scalar, String, ArrayItem, ObjectEntry, Empty, Done]

@@ -38,7 +38,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from ..events import ToolCallArgumentProgress
-from ..fragments import Done, Empty, Scalar, String
+from ..fragments import SCALAR_TYPES, STRING_TYPES, Done, Empty
 from ..stream import (
     ReasoningDelta,
     StreamFinished,
@@ -399,7 +399,7 @@ class TerminalRenderer:
         """Collect the call's ``path`` (bounded) and pick the highlighter its extension names."""
         assert view.file is not None
         cls = type(leaf)
-        if cls is String and len(view.file) < 64:
+        if cls in STRING_TYPES and len(view.file) < 64:
             view.file.append(leaf.text)
         elif cls is Done:
             name = Syntax.guess_lexer("".join(view.file)[-256:])
@@ -465,7 +465,7 @@ class TerminalRenderer:
 
     def _call_progress(self, view: _CallView, path: tuple, leaf: Any) -> None:
         cls = type(leaf)
-        if cls is String:
+        if cls in STRING_TYPES:
             if view.string_path != path:
                 self._end_string()
                 self._line_start()
@@ -480,11 +480,11 @@ class TerminalRenderer:
             self._end_value(view, '"')
             self._line_start()
             return
-        if cls is Scalar or cls is Empty:
+        if cls in SCALAR_TYPES or cls is Empty:
             self._end_string()
             self._line_start()
             self._headers(view, path)
-            shown = visible_line(json.dumps(leaf.value, ensure_ascii=False)) if cls is Scalar else _EMPTY_TEXT[leaf.kind]
+            shown = visible_line(json.dumps(leaf.value, ensure_ascii=False)) if cls in SCALAR_TYPES else _EMPTY_TEXT[leaf.kind]
             self._name(path)
             self._put(shown, _STRING if cls is Empty and leaf.kind == "string" else _VALUE)
             self._newline()
@@ -494,7 +494,7 @@ class TerminalRenderer:
     def _json_progress(self, view: _CallView, path: tuple, leaf: Any) -> None:
         cls = type(leaf)
         if view.string_path == path:
-            if cls is String:
+            if cls in STRING_TYPES:
                 self._string_text(view, path, leaf.text, escape=True)
             else:
                 self._end_value(view, '"')
@@ -506,11 +506,11 @@ class TerminalRenderer:
                     self._line_start()
             return
         self._json_member(view, path)
-        if cls is String:
+        if cls in STRING_TYPES:
             self._put('"', _STRING)
             view.string_path = path
             self._string_text(view, path, leaf.text, escape=True)
-        elif cls is Scalar:
+        elif cls in SCALAR_TYPES:
             self._put(visible_line(json.dumps(leaf.value, ensure_ascii=False)), _VALUE)
         elif cls is Empty:
             self._put(_EMPTY_TEXT[leaf.kind], _STRING if leaf.kind == "string" else _VALUE)

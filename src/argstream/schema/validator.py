@@ -6,7 +6,8 @@ import json
 from typing import Any, Iterable, Sequence
 
 from ..aggregate import FragmentAggregator
-from ..fragments import Empty, Path, Scalar, String, flatten
+from .._backend import SCALAR_TYPES, STRING_TYPES
+from ..fragments import Empty, Path, flatten
 from ..parser import IncrementalArgParser
 from .compile import Node, compile_schema, reachable
 from .state import NULL, instantiate
@@ -119,19 +120,19 @@ class SchemaValidator:
             path, leaf = fragment
         else:
             path, leaf = flatten(fragment)
-        if path is self._skip and type(leaf) is String:
+        if path is self._skip and type(leaf) in STRING_TYPES:
             return _NOTHING  # the hot path: more of a string nothing here looks at
         violations = self.violations
         before = len(violations)
         top = self._top if path == self._path else self._enter(path, span)
         cls = type(leaf)
-        if cls is String:
+        if cls in STRING_TYPES:
             top.text(leaf.text, span)
             if self._agg is not None:
                 self._agg.push(fragment)
         else:
             completed = self._agg.push(fragment) if self._agg is not None else None
-            if cls is Scalar:
+            if cls in SCALAR_TYPES:
                 top.scalar(leaf.value, span)
             elif cls is Empty:
                 top.empty(leaf.kind, span)
@@ -151,7 +152,7 @@ class SchemaValidator:
         skip = self._skip
         if spans is None:
             for fragment in fragments:
-                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
+                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) in STRING_TYPES:
                     continue
                 new = self.feed(fragment)
                 skip = self._skip
@@ -159,7 +160,7 @@ class SchemaValidator:
                     out = self._gather(out, new)
         else:
             for fragment, span in zip(fragments, spans, strict=True):
-                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) is String:
+                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) in STRING_TYPES:
                     continue
                 new = self.feed(fragment, span)
                 skip = self._skip
