@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True, freethreading_compatible=True
+# cython: language_level=3, embedsignature=True
 """The compiled ``IncrementalArgParser``: the tokenizer, through its C API, feeding a ``FragmentBuilder``.
 
 It is the first user of ``_tokenizer.pxd``'s functions.

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True, freethreading_compatible=True
+# cython: language_level=3, embedsignature=True
 """argstream's compiled core: the state machine of ``_tokenizer_py`` in C.
 
 Theory of operation
