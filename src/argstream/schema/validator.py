@@ -148,8 +148,14 @@ class SchemaValidator:
         The loop skips string pieces nothing looks at without a call, so this
         is the cheaper way to feed a whole ``push()`` result.
         """
-        out: list[Violation] | None = None
         skip = self._skip
+        if skip is not None:  # the hot path: a push that only continued a string nothing looks at
+            for fragment in fragments:
+                if type(fragment) is not tuple or fragment[0] is not skip or type(fragment[1]) not in STRING_TYPES:
+                    break
+            else:
+                return _NOTHING
+        out: list[Violation] | None = None
         if spans is None:
             for fragment in fragments:
                 if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) in STRING_TYPES:
