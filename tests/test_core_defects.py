@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -13,18 +15,23 @@ from argstream import parser as _parser
 from argstream.errors import ArgumentStreamError
 from argstream.fragments import flatten
 
-from conftest import ROOT
-
 MB = 1 << 20
 
 
 def _run_isolated(code: str) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter: a crash there fails the test instead of the test run."""
-    env_path = str(ROOT / "src")
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-        env={"PYTHONPATH": env_path, "PATH": ""},
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=_same_argstream(),
     )
+
+
+def _same_argstream() -> dict[str, str]:
+    """The environment under which a child imports the argstream this test runs (installed, or ``src/``)."""
+    import argstream
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(argstream.__file__).parent.parent), env.get("PYTHONPATH", "")])
+    return env
 
 
 # -- __new__ without __init__ ------------------------------------------------------------------------
@@ -114,8 +121,7 @@ print("freed")
 @pytest.mark.slow
 def test_freeing_a_million_deep_fragment(backend: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", DEEP, backend], capture_output=True, text=True, timeout=300,
-        env={"PYTHONPATH": str(ROOT / "src"), "PATH": ""},
+        [sys.executable, "-c", DEEP, backend], capture_output=True, text=True, timeout=300, env=_same_argstream(),
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "freed" in done.stdout
