@@ -257,6 +257,20 @@ def test_offsets_in_bytes_for_utf8_input(make_parser):
     assert violations[0].offset == 5  # the byte of 'b'
 
 
+def test_a_proof_inside_an_escaped_piece_is_never_before_its_byte(make_parser):
+    # '"\\"' (an escaped quote) can still become the enum's backslash until the quote after the backslash
+    for units, text in (("chars", '"\\"'), ("bytes", '"\\"'.encode())):
+        parser = make_parser(flat=True, spans=True)
+        validator = Schema({"enum": ["\\"]}).validator(units=units)
+        violations = validator.extend(parser.push(text), parser.spans)
+        assert [v.keyword for v in violations] == ["enum"]
+        assert violations[0].offset == 2, (units, violations)  # the escaped '"', not its backslash
+    parser = make_parser(flat=True, spans=True)
+    validator = Schema({"enum": ["ab\u00e9c"]}).validator(units="bytes")
+    violations = validator.extend(parser.push('"ab\\u00e9é'.encode()), parser.spans)
+    assert violations[0].offset == len('"ab\\u00e9é'.encode()) - 1  # the last byte of 'é'
+
+
 def test_nested_and_flat_fragments_agree(make_parser):
     schema = Schema({"type": "object", "properties": {"a": {"type": "array", "items": {"maxLength": 1}}}})
     text = '{"a": ["x", "yy", "z"]}'

@@ -101,14 +101,19 @@ class SchemaValidator:
         if span is None:
             return None
         start, end = span
-        if not index or piece is None:
+        if piece is None:
             return start
         if self.units == "chars":
             if end - start == len(piece):
                 return start + index
-        elif end - start == len(piece.encode("utf-8", "surrogatepass")):
+            # the piece held an escape: each character after ``index`` took at least one input unit, so
+            # this is the latest unit that can end character ``index``; it is never before the proof
+            return end - (len(piece) - index)
+        encoded = piece.encode("utf-8", "surrogatepass")
+        if end - start == len(encoded):
             return start + len(piece[:index].encode("utf-8", "surrogatepass"))
-        return start  # the piece held an escape: its first character is as close as the span tells
+        # an escape takes at least as many bytes as the UTF-8 of what it decodes to
+        return end - len(piece[index + 1:].encode("utf-8", "surrogatepass")) - 1
 
     def feed(self, fragment: Any, span: tuple[int, int] | None = None) -> Sequence[Violation]:
         """Check one fragment; return the violations it proves (usually none).
