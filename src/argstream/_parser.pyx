@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, binding=False
 """The compiled ``IncrementalArgParser``: the tokenizer, through its C API, feeding a ``FragmentBuilder``.
 
 It is the first user of ``_tokenizer.pxd``'s functions.
@@ -7,6 +7,7 @@ It is the first user of ``_tokenizer.pxd``'s functions.
 cimport cython
 
 from argstream._fragment_builder cimport FragmentBuilder
+from argstream._sink cimport Sink
 from argstream._tokenizer cimport (
     tokenizer_check,
     tokenizer_done,
@@ -17,6 +18,29 @@ from argstream._tokenizer cimport (
 )
 
 from argstream.errors import ArgumentStreamError
+
+cdef extern from *:
+    """
+    /* Take the exception in flight (a new reference; the error indicator is cleared). */
+    static PyObject* argstream_take_error(void) {
+    #if PY_VERSION_HEX >= 0x030C0000
+        return PyErr_GetRaisedException();
+    #else
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb != NULL) PyException_SetTraceback(value, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+        return value;
+    #endif
+    }
+    """
+    object argstream_take_error()
+
+# ``tokenizer_push`` without Cython's automatic propagation, so ``push`` needs no try/except on its hot
+# path (entering one saves and restores the thread's exception state on every call).
+ctypedef int (*push_t)(object, object, Sink) noexcept
 
 
 @cython.final
@@ -52,6 +76,7 @@ cdef class IncrementalArgParser:
     """
     cdef object _tok
     cdef FragmentBuilder _builder
+    cdef bint _failed  # a push raised: check the tokenizer's sticky error before the next one
 
     cdef int _ready(self) except -1:
         if self._tok is None:
@@ -66,18 +91,22 @@ cdef class IncrementalArgParser:
     def push(self, chunk):
         """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended."""
         cdef list out = []
+        cdef FragmentBuilder builder = self._builder
+        cdef int rc
         self._ready()
-        tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
-        self._builder.out = out
-        if self._builder.spans is not None:
-            self._builder.spans = []
-        try:
-            tokenizer_push(self._tok, chunk, self._builder)
-        except ArgumentStreamError as exc:
-            exc.fragments = out
-            raise
-        finally:
-            self._builder.out = None  # the caller owns the fragments; keeping them would pin their memory
+        if self._failed:
+            tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
+        builder.out = out
+        if builder.spans is not None:
+            builder.spans = []
+        rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
+        builder.out = None  # the caller owns the fragments; keeping them would pin their memory
+        if rc == -1:
+            self._failed = True
+            exc = argstream_take_error()
+            if isinstance(exc, ArgumentStreamError):
+                exc.fragments = out
+            raise exc
         return out
 
     def finish(self):

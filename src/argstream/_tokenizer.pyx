@@ -25,8 +25,14 @@ cimport cython
 from cpython.long cimport PyLong_FromLongLong, PyLong_FromString
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_FromKindAndData, PyUnicode_GET_LENGTH, PyUnicode_KIND
-from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from cpython.unicode cimport (
+    PyUnicode_DATA,
+    PyUnicode_DecodeUTF8,
+    PyUnicode_FromKindAndData,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+)
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from argstream._sink cimport PySink, Sink
@@ -37,10 +43,38 @@ from argstream.errors import ArgumentStreamError, DuplicateKeyError, IncompleteJ
 cdef extern from "Python.h":
     double PyOS_string_to_double(const char* s, char** endptr, PyObject* overflow_exception) except? -1.0
 
+cdef extern from *:
+    """
+    /* The exception in flight, as a borrowed reference, left set (error paths only). */
+    static PyObject* argstream_peek_error(void) {
+    #if PY_VERSION_HEX >= 0x030C0000
+        PyObject* exc = PyErr_GetRaisedException();
+        PyErr_SetRaisedException(exc);
+        return exc;
+    #else
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb != NULL) PyException_SetTraceback(value, tb);
+        PyErr_Restore(type, value, tb);
+        return value;
+    #endif
+    }
+    """
+    PyObject* argstream_peek_error()
+
 ctypedef fused char_t:
     uint8_t
     uint16_t
     uint32_t
+
+
+# ``_run`` without Cython's automatic propagation: the feed functions look at its -1 themselves, so the
+# hot path needs no try/except (which saves and restores the thread's exception state on every call).
+ctypedef int (*run8_t)(Tokenizer, const uint8_t*, Py_ssize_t, Py_ssize_t, bint, Sink) noexcept
+ctypedef int (*run16_t)(Tokenizer, const uint16_t*, Py_ssize_t, Py_ssize_t, bint, Sink) noexcept
+ctypedef int (*run32_t)(Tokenizer, const uint32_t*, Py_ssize_t, Py_ssize_t, bint, Sink) noexcept
+ctypedef int (*emit_t)(Tokenizer, Sink, Py_ssize_t) noexcept
 
 
 # STOP[c] != 0: c ends a run of plain string characters ('"', '\', control);
@@ -105,15 +139,16 @@ cdef int _check_key(Tokenizer t, str key, Py_ssize_t pos) except -1:
 
 
 cdef inline int _buf_reserve(Tokenizer t, Py_ssize_t extra) except -1:
-    cdef Py_ssize_t need = t.buf_len + extra
+    """Room in ``buf`` for ``extra`` more characters of its current kind."""
+    cdef Py_ssize_t need = (t.buf_len + extra) * t.buf_kind
     cdef Py_ssize_t cap
-    cdef uint32_t* p
+    cdef char* p
     if need <= t.buf_cap:
         return 0
-    cap = t.buf_cap * 2 if t.buf_cap else 64
+    cap = t.buf_cap * 2 if t.buf_cap else 256
     while cap < need:
         cap *= 2
-    p = <uint32_t*>PyMem_Realloc(t.buf, cap * sizeof(uint32_t))
+    p = <char*>PyMem_Realloc(t.buf, cap)
     if p is NULL:
         raise MemoryError()
     t.buf = p
@@ -121,12 +156,62 @@ cdef inline int _buf_reserve(Tokenizer t, Py_ssize_t extra) except -1:
     return 0
 
 
+cdef int _buf_widen(Tokenizer t, int kind) except -1:
+    """Re-store ``buf`` with ``kind`` bytes a character (PEP 393 kinds: 1, 2 or 4), widening in place."""
+    cdef Py_ssize_t k
+    cdef int old = t.buf_kind
+    cdef uint8_t* p1
+    cdef uint16_t* p2
+    cdef uint32_t* p4
+    t.buf_kind = kind
+    _buf_reserve(t, 0)
+    k = t.buf_len
+    p1 = <uint8_t*>t.buf
+    p2 = <uint16_t*>t.buf
+    p4 = <uint32_t*>t.buf
+    while k > 0:  # from the end, so no character is overwritten before it is read
+        k -= 1
+        if kind == 4:
+            p4[k] = p1[k] if old == 1 else p2[k]
+        else:
+            p2[k] = p1[k]
+    return 0
+
+
 cdef inline int _buf_put(Tokenizer t, uint32_t c) except -1:
-    if t.buf_len >= t.buf_cap:
+    cdef int kind = 1 if c < 0x100 else (2 if c < 0x10000 else 4)
+    if kind > t.buf_kind:
+        _buf_widen(t, kind)
+    if (t.buf_len + 1) * t.buf_kind > t.buf_cap:
         _buf_reserve(t, 1)
-    t.buf[t.buf_len] = c
+    if t.buf_kind == 1:
+        (<uint8_t*>t.buf)[t.buf_len] = <uint8_t>c
+    elif t.buf_kind == 2:
+        (<uint16_t*>t.buf)[t.buf_len] = <uint16_t>c
+    else:
+        (<uint32_t*>t.buf)[t.buf_len] = c
     t.buf_len += 1
     return 0
+
+
+cdef inline object _buf_take(Tokenizer t):
+    """``buf`` as a ``str``, emptied (and narrow again)."""
+    cdef object text = PyUnicode_FromKindAndData(t.buf_kind, t.buf, t.buf_len)
+    t.buf_len = 0
+    t.buf_kind = 1
+    return text
+
+
+cdef inline bint _stop8(const uint8_t* p, bint utf8) noexcept nogil:
+    """Whether any of the eight bytes at ``p`` stops a run of plain string bytes (see ``STOP``)."""
+    cdef uint64_t w, ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL, q, b
+    memcpy(&w, p, 8)
+    if utf8 and (w & high):
+        return True
+    q = w ^ (ones * 0x22)
+    b = w ^ (ones * 0x5C)
+    # a zero byte in q or b is a quote or backslash; (x - ones) & ~x & high finds one, as does a byte < 0x20
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & high != 0
 
 
 cdef inline int _utf8_len(uint32_t lead) noexcept nogil:
@@ -162,7 +247,17 @@ cdef int _put_utf8(Tokenizer t, const uint8_t* p, Py_ssize_t n) except -1:
     """Append already validated UTF-8 to ``buf``."""
     cdef Py_ssize_t i = 0
     cdef uint32_t c
+    cdef uint8_t lead = 0
+    for i in range(n):  # the widest lead byte says the widest kind needed
+        if p[i] > lead:
+            lead = p[i]
+    if lead >= 0xF0:
+        if t.buf_kind < 4:
+            _buf_widen(t, 4)
+    elif lead >= 0xC4 and t.buf_kind < 2:
+        _buf_widen(t, 2)
     _buf_reserve(t, n)
+    i = 0
     while i < n:
         c = p[i]
         if c < 0x80:
@@ -176,23 +271,44 @@ cdef int _put_utf8(Tokenizer t, const uint8_t* p, Py_ssize_t n) except -1:
         else:
             c = ((c & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F)
             i += 4
-        t.buf[t.buf_len] = c
+        if t.buf_kind == 1:
+            (<uint8_t*>t.buf)[t.buf_len] = <uint8_t>c
+        elif t.buf_kind == 2:
+            (<uint16_t*>t.buf)[t.buf_len] = <uint16_t>c
+        else:
+            (<uint32_t*>t.buf)[t.buf_len] = c
         t.buf_len += 1
     return 0
 
 
 cdef inline int _materialize(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize_t end, bint utf8) except -1:
     """Move the plain slice ``data[seg:end]`` into ``buf``."""
-    cdef Py_ssize_t k
-    if seg < 0 or end <= seg:
+    cdef Py_ssize_t k, n = end - seg
+    cdef uint16_t* p2
+    cdef uint32_t* p4
+    if seg < 0 or n <= 0:
         return 0
     if char_t is uint8_t:
         if utf8:
-            return _put_utf8(t, data + seg, end - seg)
-    _buf_reserve(t, end - seg)
-    for k in range(seg, end):
-        t.buf[t.buf_len] = data[k]
-        t.buf_len += 1
+            return _put_utf8(t, data + seg, n)
+    elif char_t is uint16_t:
+        if t.buf_kind < 2:
+            _buf_widen(t, 2)
+    else:
+        if t.buf_kind < 4:
+            _buf_widen(t, 4)
+    _buf_reserve(t, n)
+    if t.buf_kind == sizeof(char_t):
+        memcpy(t.buf + t.buf_len * sizeof(char_t), data + seg, n * sizeof(char_t))
+    elif t.buf_kind == 2:
+        p2 = <uint16_t*>t.buf + t.buf_len
+        for k in range(n):
+            p2[k] = data[seg + k]
+    else:
+        p4 = <uint32_t*>t.buf + t.buf_len
+        for k in range(n):
+            p4[k] = data[seg + k]
+    t.buf_len += n
     return 0
 
 
@@ -217,13 +333,10 @@ cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize
             return PyUnicode_FromKindAndData(4, data + seg, end - seg)
     if end - seg > JOIN_ABOVE and seg >= 0:
         # a long slice joins as a str: widening it into buf would cost four bytes a character
-        text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
-        t.buf_len = 0
+        text = _buf_take(t)
         return text + _take_text(t, data, seg, end, utf8)
     _materialize(t, data, seg, end, utf8)
-    text = PyUnicode_FromKindAndData(4, t.buf, t.buf_len)
-    t.buf_len = 0
-    return text
+    return _buf_take(t)
 
 
 cdef inline int _flush_high(Tokenizer t) except -1:
@@ -318,6 +431,8 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
             continue
         j = i
         if char_t is uint8_t:
+            while j + 8 <= n and not _stop8(data + j, utf8):  # eight plain bytes at a time
+                j += 8
             if utf8:
                 while j < n and not UTF8_STOP[data[j]]:
                     j += 1
@@ -603,6 +718,7 @@ cdef int _run(Tokenizer t, const char_t* data, Py_ssize_t n, Py_ssize_t base, bi
             if c == 0x22:
                 t.state = ST_KEY_STRING
                 t.buf_len = 0
+                t.buf_kind = 1
             elif c == 0x7D:
                 if state == ST_KEY:
                     _fail(t, ERR_TRAILING_COMMA_OBJECT, base + i)
@@ -628,12 +744,13 @@ cdef int _check(Tokenizer t, int mode) except -1:
     return 0
 
 
-cdef int _broken(Tokenizer t, object exc) except -1:
-    """A sink (or memory) failed mid-chunk: the state is past repair, so that exception is the sticky error."""
+cdef int _broken(Tokenizer t) except -1:
+    """A sink (or memory) failed mid-chunk: the state is past repair, so the exception in flight is the sticky
+    error. Returns -1 with that exception still set, for the caller to pass on."""
     if t.error is None:
-        t.error = exc
+        t.error = <object>argstream_peek_error()
     t.state = ST_ERROR
-    return 0
+    return -1
 
 
 cdef void _trim(Tokenizer t) noexcept:
@@ -642,6 +759,15 @@ cdef void _trim(Tokenizer t) noexcept:
         PyMem_Free(t.buf)
         t.buf = NULL
         t.buf_cap = 0
+
+
+cdef inline int _fed(Tokenizer t, Py_ssize_t pos, int rc) except -1:
+    """After ``_run``: the chunk counts as read; a failure (``rc == -1``, exception set) becomes sticky."""
+    t.pos = pos
+    _trim(t)
+    if rc == -1:
+        return _broken(t)
+    return 0
 
 
 cdef class Tokenizer:
@@ -688,9 +814,10 @@ cdef class Tokenizer:
     cdef int tail_len
     cdef int tail_need
     cdef Py_ssize_t tail_pos
-    cdef uint32_t* buf                  # decoded text not yet handed out
-    cdef Py_ssize_t buf_len
-    cdef Py_ssize_t buf_cap
+    cdef char* buf                      # decoded text not yet handed out, buf_kind bytes a character
+    cdef int buf_kind                   # 1, 2 or 4 (PEP 393): as wide as its widest character needs
+    cdef Py_ssize_t buf_len             # in characters
+    cdef Py_ssize_t buf_cap             # in bytes
     # numbers and literals
     cdef int num
     cdef char* numbuf
@@ -706,6 +833,7 @@ cdef class Tokenizer:
     def __cinit__(self):
         self.stack = NULL
         self.buf = NULL
+        self.buf_kind = 1
         self.numbuf = NULL
         self.max_depth = 512  # usable (and safe) even when __init__ is skipped
         self.replace_surrogates = True
@@ -732,25 +860,19 @@ cdef class Tokenizer:
     cdef int feed(self, const unsigned char* data, Py_ssize_t n, Sink sink) except -1:
         """Tokenize ``n`` bytes of UTF-8."""
         cdef Py_ssize_t base = self.pos
+        cdef int rc
         if n == 0:
             if self.error is not None:
                 raise self.error.with_traceback(None)
             return 0
         _check(self, 2)
-        try:
-            _run(self, <const uint8_t*>data, n, base, True, sink)
-        except BaseException as exc:
-            _broken(self, exc)
-            raise
-        finally:
-            self.pos = base + n
-            _trim(self)
-        return 0
+        rc = (<run8_t>_run[uint8_t])(self, <const uint8_t*>data, n, base, True, sink)
+        return _fed(self, base + n, rc)
 
     cdef int feed_str(self, str s, Sink sink) except -1:
         """Tokenize a ``str`` chunk, read in place."""
         cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
-        cdef int kind
+        cdef int kind, rc
         cdef void* data
         cdef Py_ssize_t base = self.pos
         if n == 0:
@@ -760,20 +882,13 @@ cdef class Tokenizer:
         _check(self, 1)
         kind = PyUnicode_KIND(s)
         data = PyUnicode_DATA(s)
-        try:
-            if kind == 1:
-                _run(self, <const uint8_t*>data, n, base, False, sink)
-            elif kind == 2:
-                _run(self, <const uint16_t*>data, n, base, False, sink)
-            else:
-                _run(self, <const uint32_t*>data, n, base, False, sink)
-        except BaseException as exc:
-            _broken(self, exc)
-            raise
-        finally:
-            self.pos = base + n
-            _trim(self)
-        return 0
+        if kind == 1:
+            rc = (<run8_t>_run[uint8_t])(self, <const uint8_t*>data, n, base, False, sink)
+        elif kind == 2:
+            rc = (<run16_t>_run[uint16_t])(self, <const uint16_t*>data, n, base, False, sink)
+        else:
+            rc = (<run32_t>_run[uint32_t])(self, <const uint32_t*>data, n, base, False, sink)
+        return _fed(self, base + n, rc)
 
     cdef int end(self, Sink sink) except -1:
         """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
@@ -785,11 +900,8 @@ cdef class Tokenizer:
         if self.state == ST_NUMBER and self.depth == 0 and (
             self.num == NUM_ZERO or self.num == NUM_INT or self.num == NUM_FRAC or self.num == NUM_EXP
         ):
-            try:
-                _emit_number(self, sink, self.pos)
-            except BaseException as exc:
-                _broken(self, exc)
-                raise
+            if (<emit_t>_emit_number)(self, sink, self.pos) == -1:
+                return _broken(self)
             self.state = ST_END
             return 0
         if self.state == ST_STRING or self.state == ST_KEY_STRING:
@@ -826,7 +938,6 @@ cdef class Tokenizer:
 
 
 cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
-    cdef const unsigned char[::1] view
     if t.error is not None:  # the sticky error comes before judging the chunk
         raise t.error.with_traceback(None)
     if type(chunk) is str:
@@ -835,7 +946,13 @@ cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
         return t.feed(<const unsigned char*><char*>chunk, len(<bytes>chunk), sink)
     if isinstance(chunk, str):
         return t.feed_str(str(chunk), sink)
-    if isinstance(chunk, (bytes, bytearray, memoryview)):
+    return _feed_buffer(t, chunk, sink)
+
+
+cdef int _feed_buffer(Tokenizer t, object chunk, Sink sink) except -1:
+    """A bytes-like chunk other than ``bytes`` (kept apart: its buffer view costs every call that declares it)."""
+    cdef const unsigned char[::1] view
+    if isinstance(chunk, (bytearray, memoryview)):
         try:
             view = chunk
         except (ValueError, TypeError, BufferError):  # not C-contiguous or not bytes-formatted
