@@ -40,7 +40,7 @@ UNINITIALISED = """
 import importlib
 from argstream._sink_py import Sink
 
-MODULES = ["_fragments", "_sink", "_tokenizer", "_fragment_builder", "_parser"]
+MODULES = ["_fragments", "_sink", "_tokenizer", "_fragment_builder", "_parser", "_piece_skip"]
 
 def attempt(f):
     try:

@@ -24,7 +24,7 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer")
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip")
 
 
 def _unavailable(exc: ImportError) -> str:
@@ -40,6 +40,7 @@ def _unavailable(exc: ImportError) -> str:
 core: ModuleType | None = None  # the compiled parser module
 fragments_c: ModuleType | None = None
 tokenizer_c: ModuleType | None = None
+piece_skip_c: ModuleType | None = None
 if not (TYPE_CHECKING or PURE):
     try:
         # import_module, not ``from . import``: a missing module then says so instead of
@@ -47,12 +48,13 @@ if not (TYPE_CHECKING or PURE):
         fragments_c = importlib.import_module(f"{__package__}._fragments")
         core = importlib.import_module(f"{__package__}._parser")
         tokenizer_c = importlib.import_module(f"{__package__}._tokenizer")
+        piece_skip_c = importlib.import_module(f"{__package__}._piece_skip")
     except ImportError as exc:  # pragma: no cover - depends on the build
         if os.environ.get("ARGSTREAM_REQUIRE_EXTENSION", "") not in ("", "0"):
             raise
         if platform.python_implementation() == "CPython":
             warnings.warn(_unavailable(exc), RuntimeWarning, stacklevel=2)
-        core = fragments_c = tokenizer_c = None
+        core = fragments_c = tokenizer_c = piece_skip_c = None
 
 BACKEND: str = "cython" if core is not None else "python"
 
@@ -81,3 +83,12 @@ SCALAR_TYPES = frozenset({Scalar, _fragments_py.Scalar})
 STRING_TYPES = frozenset({String, _fragments_py.String})
 ARRAY_ITEM_TYPES = frozenset({ArrayItem, _fragments_py.ArrayItem})
 OBJECT_ENTRY_TYPES = frozenset({ObjectEntry, _fragments_py.ObjectEntry})
+
+# The twin reads STRING_TYPES from here, so it is imported once they exist.
+from . import _piece_skip_py  # noqa: E402
+
+if TYPE_CHECKING:
+    from ._piece_skip_py import PieceSkipper
+else:
+    #: the base of a consumer whose ``extend`` drops the pieces of a string nothing looks at
+    PieceSkipper = piece_skip_c.PieceSkipper if piece_skip_c is not None else _piece_skip_py.PieceSkipper

@@ -6,7 +6,7 @@ import json
 from typing import Any, Iterable, Sequence
 
 from ..aggregate import FragmentAggregator
-from .._backend import SCALAR_TYPES, STRING_TYPES
+from .._backend import SCALAR_TYPES, STRING_TYPES, PieceSkipper
 from ..fragments import Empty, Path, flatten
 from ..parser import IncrementalArgParser
 from .compile import Node, compile_schema, reachable
@@ -54,7 +54,7 @@ class Schema:
         return not self.validate(instance)
 
 
-class SchemaValidator:
+class SchemaValidator(PieceSkipper):
     """Checks one value's fragments against a :class:`Schema` as they arrive.
 
     ``feed(fragment, span)`` takes nested fragments or flat ``(path, leaf)``
@@ -63,9 +63,14 @@ class SchemaValidator:
     and returns the violations that fragment proves. Every value's fragments
     are looked at once; nothing is re-read. ``violations`` holds them all;
     ``valid`` is ``None`` until the root value completes.
+
+    ``extend(fragments, spans=None)`` feeds a whole ``push()`` result (with
+    ``parser.spans``) and returns the violations it proves: the cheaper way, since
+    a push that only continued a string nothing looks at returns without reaching
+    Python code on the compiled core.
     """
 
-    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done", "_skip")
+    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done")
 
     def __init__(self, schema: Schema, *, units: str = "chars") -> None:
         if units not in ("chars", "bytes"):
@@ -147,19 +152,12 @@ class SchemaValidator:
         self._skip = path if path is self._path and self._agg is None and self._top.quiet else None
         return violations[before:] if len(violations) != before else _NOTHING
 
-    def extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None = None) -> Sequence[Violation]:
-        """Feed several fragments (with their spans, when given); return the violations they prove.
-
-        The loop skips string pieces nothing looks at without a call, so this
-        is the cheaper way to feed a whole ``push()`` result.
-        """
+    # ``extend(fragments, spans=None)`` (from ``PieceSkipper``) feeds a whole ``push()`` result and returns
+    # the violations it proves. A push that only continued a string nothing looks at returns at once,
+    # below the Python call on the compiled core; the rest comes here, where the loop skips such pieces
+    # without a call.
+    def _extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None) -> Sequence[Violation]:
         skip = self._skip
-        if skip is not None:  # the hot path: a push that only continued a string nothing looks at
-            for fragment in fragments:
-                if type(fragment) is not tuple or fragment[0] is not skip or type(fragment[1]) not in STRING_TYPES:
-                    break
-            else:
-                return _NOTHING
         out: list[Violation] | None = None
         if spans is None:
             for fragment in fragments:

@@ -1,0 +1,72 @@
+"""``PieceSkipper`` (the compiled base of ``SchemaValidator.extend``) and its twin decide alike: a list of
+flat pieces of the skipped value returns ``()`` at once, anything else reaches ``_extend`` untouched."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from argstream import _backend, _fragments_py, _piece_skip_py
+
+BASES = {"python": _piece_skip_py.PieceSkipper}
+if _backend.piece_skip_c is not None:
+    BASES["cython"] = _backend.piece_skip_c.PieceSkipper
+
+STRINGS = [_fragments_py.String]
+if _backend.fragments_c is not None:
+    STRINGS.append(_backend.fragments_c.String)
+SKIP = ("content",)
+EQUAL_NOT_SAME = tuple(["content"])  # equal to SKIP, not the same object: never skipped
+
+
+def recorder(base: type) -> object:
+    class Recorder(base):  # type: ignore[misc, valid-type]
+        __slots__ = ("seen",)
+
+        def _extend(self, fragments, spans):
+            self.seen = (fragments, spans)
+            return ["slow"]
+
+    r = Recorder()
+    r.seen = None
+    return r
+
+
+def fragment() -> st.SearchStrategy:
+    string = st.sampled_from(STRINGS).map(lambda cls: cls("x"))
+    return st.one_of(
+        string.map(lambda s: (SKIP, s)),
+        string.map(lambda s: (EQUAL_NOT_SAME, s)),
+        st.just((SKIP, _fragments_py.Scalar(1))),
+        st.just((SKIP, _fragments_py.DONE)),
+        string.map(lambda s: (SKIP, s, 0)),
+        string.map(lambda s: [SKIP, s]),
+        string,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(BASES))
+@given(fragments=st.lists(fragment(), max_size=6), skip=st.sampled_from([SKIP, None]),
+       container=st.sampled_from([list, tuple]))
+def test_fast_path_or_the_slow_one_with_the_same_arguments(name: str, fragments, skip, container) -> None:
+    r = recorder(BASES[name])
+    r._skip = skip
+    given_fragments = container(fragments)
+    got = r.extend(given_fragments, None)
+    fast = (
+        skip is not None and container is list
+        and all(type(f) is tuple and len(f) == 2 and f[0] is SKIP and type(f[1]) in STRINGS for f in fragments)
+    )
+    if fast:
+        assert got == () and r.seen is None
+    else:
+        assert got == ["slow"] and r.seen[0] is given_fragments and r.seen[1] is None
+
+
+@pytest.mark.parametrize("name", sorted(BASES))
+def test_spans_reach_the_slow_path(name: str) -> None:
+    r = recorder(BASES[name])
+    spans = [(0, 1)]
+    assert r.extend([(SKIP, STRINGS[0]("x"))], spans=spans) == ["slow"]  # _skip is None: nothing skipped
+    assert r.seen[1] is spans
