@@ -41,6 +41,8 @@ from argstream._tokenizer_py import MESSAGES as _MESSAGES
 from argstream.errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
 cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    bint PyUnicode_IS_ASCII(object s)
     double PyOS_string_to_double(const char* s, char** endptr, PyObject* overflow_exception) except? -1.0
 
 cdef extern from *:
@@ -180,6 +182,8 @@ cdef int _buf_widen(Tokenizer t, int kind) except -1:
 
 cdef inline int _buf_put(Tokenizer t, uint32_t c) except -1:
     cdef int kind = 1 if c < 0x100 else (2 if c < 0x10000 else 4)
+    if c >= 0x80:
+        t.buf_ascii = False
     if kind > t.buf_kind:
         _buf_widen(t, kind)
     if (t.buf_len + 1) * t.buf_kind > t.buf_cap:
@@ -195,10 +199,16 @@ cdef inline int _buf_put(Tokenizer t, uint32_t c) except -1:
 
 
 cdef inline object _buf_take(Tokenizer t):
-    """``buf`` as a ``str``, emptied (and narrow again)."""
-    cdef object text = PyUnicode_FromKindAndData(t.buf_kind, t.buf, t.buf_len)
+    """``buf`` as a ``str``, emptied (and narrow and ASCII again)."""
+    cdef object text
+    if t.buf_ascii and t.buf_kind == 1:  # known ASCII: no scan for the widest character
+        text = PyUnicode_New(t.buf_len, 127)
+        memcpy(PyUnicode_DATA(text), t.buf, t.buf_len)
+    else:
+        text = PyUnicode_FromKindAndData(t.buf_kind, t.buf, t.buf_len)
     t.buf_len = 0
     t.buf_kind = 1
+    t.buf_ascii = True
     return text
 
 
@@ -251,6 +261,8 @@ cdef int _put_utf8(Tokenizer t, const uint8_t* p, Py_ssize_t n) except -1:
     for i in range(n):  # the widest lead byte says the widest kind needed
         if p[i] > lead:
             lead = p[i]
+    if lead >= 0x80:
+        t.buf_ascii = False
     if lead >= 0xF0:
         if t.buf_kind < 4:
             _buf_widen(t, 4)
@@ -291,10 +303,14 @@ cdef inline int _materialize(Tokenizer t, const char_t* data, Py_ssize_t seg, Py
     if char_t is uint8_t:
         if utf8:
             return _put_utf8(t, data + seg, n)
+        if not t.src_ascii:
+            t.buf_ascii = False
     elif char_t is uint16_t:
+        t.buf_ascii = False
         if t.buf_kind < 2:
             _buf_widen(t, 2)
     else:
+        t.buf_ascii = False
         if t.buf_kind < 4:
             _buf_widen(t, 4)
     _buf_reserve(t, n)
@@ -331,6 +347,16 @@ cdef object _take_text(Tokenizer t, const char_t* data, Py_ssize_t seg, Py_ssize
             return PyUnicode_FromKindAndData(2, data + seg, end - seg)
         else:
             return PyUnicode_FromKindAndData(4, data + seg, end - seg)
+    if char_t is uint8_t:
+        if not utf8 and t.src_ascii and t.buf_ascii and t.buf_kind == 1:
+            # ASCII text after an escape: one copy of each part straight into the new str
+            if seg < 0 or end <= seg:
+                seg = end = 0
+            text = PyUnicode_New(t.buf_len + end - seg, 127)
+            memcpy(PyUnicode_DATA(text), t.buf, t.buf_len)
+            memcpy(<char*>PyUnicode_DATA(text) + t.buf_len, data + seg, end - seg)
+            t.buf_len = 0
+            return text
     if end - seg > JOIN_ABOVE and seg >= 0:
         # a long slice joins as a str: widening it into buf would cost four bytes a character
         text = _buf_take(t)
@@ -423,6 +449,11 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
             _put_utf8(t, t.tail, t.tail_len)
             t.tail_len = 0
     while i < n:
+        if t.esc == 1 and not t.high and data[i] < 256 and SIMPLE_ESC[data[i]]:  # \n, \", ...: the common case
+            _buf_put(t, SIMPLE_ESC[data[i]] - 1)
+            t.esc = 0
+            i += 1
+            continue
         if t.esc:
             err = _escape_char(t, data[i])
             if err:
@@ -719,6 +750,7 @@ cdef int _run(Tokenizer t, const char_t* data, Py_ssize_t n, Py_ssize_t base, bi
                 t.state = ST_KEY_STRING
                 t.buf_len = 0
                 t.buf_kind = 1
+                t.buf_ascii = True
             elif c == 0x7D:
                 if state == ST_KEY:
                     _fail(t, ERR_TRAILING_COMMA_OBJECT, base + i)
@@ -818,6 +850,8 @@ cdef class Tokenizer:
     cdef int buf_kind                   # 1, 2 or 4 (PEP 393): as wide as its widest character needs
     cdef Py_ssize_t buf_len             # in characters
     cdef Py_ssize_t buf_cap             # in bytes
+    cdef bint buf_ascii                 # buf holds only ASCII (a str of it needs no scan)
+    cdef bint src_ascii                 # the str chunk being read is ASCII
     # numbers and literals
     cdef int num
     cdef char* numbuf
@@ -834,6 +868,7 @@ cdef class Tokenizer:
         self.stack = NULL
         self.buf = NULL
         self.buf_kind = 1
+        self.buf_ascii = True
         self.numbuf = NULL
         self.max_depth = 512  # usable (and safe) even when __init__ is skipped
         self.replace_surrogates = True
@@ -882,6 +917,7 @@ cdef class Tokenizer:
         _check(self, 1)
         kind = PyUnicode_KIND(s)
         data = PyUnicode_DATA(s)
+        self.src_ascii = PyUnicode_IS_ASCII(s)
         if kind == 1:
             rc = (<run8_t>_run[uint8_t])(self, <const uint8_t*>data, n, base, False, sink)
         elif kind == 2:
