@@ -180,6 +180,17 @@ cdef int _buf_widen(Tokenizer t, int kind) except -1:
     return 0
 
 
+cdef inline void _buf_store(Tokenizer t, uint32_t c) noexcept:
+    """Append ``c``, which fits ``buf``'s kind, where ``buf`` has room for it."""
+    if t.buf_kind == 1:
+        (<uint8_t*>t.buf)[t.buf_len] = <uint8_t>c
+    elif t.buf_kind == 2:
+        (<uint16_t*>t.buf)[t.buf_len] = <uint16_t>c
+    else:
+        (<uint32_t*>t.buf)[t.buf_len] = c
+    t.buf_len += 1
+
+
 cdef inline int _buf_put(Tokenizer t, uint32_t c) except -1:
     cdef int kind = 1 if c < 0x100 else (2 if c < 0x10000 else 4)
     if c >= 0x80:
@@ -188,13 +199,7 @@ cdef inline int _buf_put(Tokenizer t, uint32_t c) except -1:
         _buf_widen(t, kind)
     if (t.buf_len + 1) * t.buf_kind > t.buf_cap:
         _buf_reserve(t, 1)
-    if t.buf_kind == 1:
-        (<uint8_t*>t.buf)[t.buf_len] = <uint8_t>c
-    elif t.buf_kind == 2:
-        (<uint16_t*>t.buf)[t.buf_len] = <uint16_t>c
-    else:
-        (<uint32_t*>t.buf)[t.buf_len] = c
-    t.buf_len += 1
+    _buf_store(t, c)
     return 0
 
 
@@ -283,13 +288,7 @@ cdef int _put_utf8(Tokenizer t, const uint8_t* p, Py_ssize_t n) except -1:
         else:
             c = ((c & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F)
             i += 4
-        if t.buf_kind == 1:
-            (<uint8_t*>t.buf)[t.buf_len] = <uint8_t>c
-        elif t.buf_kind == 2:
-            (<uint16_t*>t.buf)[t.buf_len] = <uint16_t>c
-        else:
-            (<uint32_t*>t.buf)[t.buf_len] = c
-        t.buf_len += 1
+        _buf_store(t, c)
     return 0
 
 
