@@ -24,7 +24,7 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip")
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls")
 
 
 def _unavailable(exc: ImportError) -> str:
@@ -92,3 +92,25 @@ if TYPE_CHECKING:
 else:
     #: the base of a consumer whose ``extend`` drops the pieces of a string nothing looks at
     PieceSkipper = piece_skip_c.PieceSkipper if piece_skip_c is not None else _piece_skip_py.PieceSkipper
+
+# The per-call pipeline state and its progress item; they read the fragment types above.
+from . import _calls_py  # noqa: E402
+
+calls_c: ModuleType | None = None
+if core is not None:
+    calls_c = importlib.import_module(f"{__package__}._calls")
+
+if TYPE_CHECKING:
+    from ._calls_py import ArgumentCall, PipelineBase, ToolCallArgumentProgress
+elif calls_c is not None:
+    ArgumentCall = calls_c.ArgumentCall
+    ToolCallArgumentProgress = calls_c.ToolCallArgumentProgress
+    PipelineBase = calls_c.PipelineBase
+else:
+    ArgumentCall = _calls_py.ArgumentCall
+    ToolCallArgumentProgress = _calls_py.ToolCallArgumentProgress
+    PipelineBase = _calls_py.PipelineBase
+ArgumentCallPy = _calls_py.ArgumentCall
+ToolCallArgumentProgressPy = _calls_py.ToolCallArgumentProgress
+#: the progress item classes of both implementations
+PROGRESS_TYPES = (ToolCallArgumentProgress, ToolCallArgumentProgressPy)

@@ -43,7 +43,16 @@ cdef extern from *:
 ctypedef int (*push_t)(object, object, Sink) noexcept
 
 
-@cython.final
+cdef object argstream_sticky(IncrementalArgParser parser):
+    """The exception a push on a failed (or uninitialised) parser raises, taken instead of raised."""
+    try:
+        parser._ready()
+        tokenizer_check(parser._tok)
+    except BaseException as exc:
+        return exc
+    return None
+
+
 cdef class IncrementalArgParser:
     """Incremental JSON parser: ``push(chunk)`` returns the fragments that chunk made decodable.
 
@@ -74,9 +83,6 @@ cdef class IncrementalArgParser:
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
     """
-    cdef object _tok
-    cdef FragmentBuilder _builder
-    cdef bint _failed  # a push raised: check the tokenizer's sticky error before the next one
 
     cdef int _ready(self) except -1:
         if self._tok is None:
@@ -107,6 +113,29 @@ cdef class IncrementalArgParser:
             if isinstance(exc, ArgumentStreamError):
                 exc.fragments = out
             raise exc
+        return out
+
+    cdef list push_noraise(self, object chunk):
+        """``push`` for compiled consumers: on an error, the failing chunk's fragments are returned and
+        the exception is left in ``taken`` (``None`` after a push that succeeded); no exception raised."""
+        cdef list out = []
+        cdef FragmentBuilder builder = self._builder
+        cdef int rc
+        self.taken = None
+        if self._tok is None or self._failed:
+            self.taken = argstream_sticky(self)
+            return out
+        builder.out = out
+        if builder.spans is not None:
+            builder.spans = []
+        rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
+        builder.out = None
+        if rc == -1:
+            self._failed = True
+            exc = argstream_take_error()
+            if isinstance(exc, ArgumentStreamError):
+                exc.fragments = out
+            self.taken = exc
         return out
 
     def finish(self):

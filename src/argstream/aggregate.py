@@ -192,6 +192,12 @@ class FragmentAggregator:
             return Completed((), value)
         return Completed(tuple(f.step for f in frames[1:]) + (frame.step,), value)  # type: ignore[arg-type]  # steps below the root are set
 
+    def open_pieces(self) -> list[str] | None:
+        """The pieces of the string still streaming, or ``None``: a consumer that knows the next
+        ``String`` continues that string (same path) may append its text here instead of pushing it."""
+        last = self._frames[-1]
+        return last.pieces if last.kind == _STRING and self._root is _NO_VALUE else None
+
     def snapshot(self) -> Any:
         """The value so far, the string in progress included. Treat it as read-only.
 
@@ -204,7 +210,7 @@ class FragmentAggregator:
         last = frames[-1]
         if last.kind == _STRING:
             joined = "".join(last.pieces)
-            last.pieces = [joined] if joined else []
+            last.pieces[:] = [joined] if joined else []  # in place: open_pieces() handed out this list
             if len(frames) == 1:
                 return joined
             self._place(len(frames) - 1, joined)

@@ -45,7 +45,7 @@ from .events import (
     ToolCallRequest,
     ToolCallStart,
 )
-from .fragments import flatten
+from ._backend import ArgumentCall
 from .parser import IncrementalArgParser
 
 __all__ = ["EventBuilder", "INCOMPLETE", "TOOL_MAX_DEPTH"]
@@ -68,86 +68,59 @@ class _Text:
 
 @final
 class _Json:
-    """A JSON value streaming as chunks: tool call arguments or structured output."""
+    """A JSON value streaming as chunks: tool call arguments or structured output.
 
-    __slots__ = ("tool", "id", "name", "parser", "aggregator", "error", "seen", "metadata", "schema", "validator")
+    ``call`` is the :class:`~argstream._calls_py.ArgumentCall` that owns the parser, the aggregator,
+    the validator and the call's flags: the stream items read them there, with no second copy.
+    """
 
-    def __init__(self, tool: bool, parser: Any) -> None:
+    __slots__ = ("tool", "call", "metadata", "schema")
+
+    def __init__(self, tool: bool, parser: Any, index: int) -> None:
         self.tool = tool
-        self.id = ""
-        self.name = ""
-        self.parser = parser
-        self.aggregator = FragmentAggregator()
-        self.error: ArgumentStreamError | None = None
-        self.seen = False  # a non-whitespace character arrived
+        self.call = ArgumentCall(parser, FragmentAggregator(), ToolCallArgumentProgress, index)
         self.metadata: dict[str, Any] = {}
         self.schema: Any = None  # the tool's compiled Schema, once the name is known
-        self.validator: Any = None  # checks the fragments as they stream (when the name came first)
+
+    @property
+    def error(self) -> ArgumentStreamError | None:
+        return self.call.error
 
     @property
     def violations(self) -> Sequence[Any]:
-        return self.validator.violations if self.validator is not None else ()
-
-    def _parse(self, text: str) -> list[Any]:
-        """Parse one chunk; return its fragments (those before an error too)."""
-        if self.error is not None or not text:
-            return []
-        if not self.seen and not text.isspace():
-            self.seen = True
-        try:
-            return self.parser.push(text)
-        except ArgumentStreamError as exc:
-            self.error = exc
-            return getattr(exc, "fragments", None) or []
-
-    def push(self, text: str) -> list[Any]:
-        """Parse and aggregate one chunk of a structured value; return its fragments."""
-        fragments = self._parse(text)
-        push = self.aggregator.push
-        for fragment in fragments:
-            push(fragment)
-        return fragments
-
-    def progress(self, text: str, index: int) -> list[ToolCallArgumentProgress]:
-        """Parse one chunk of tool call arguments; each fragment once, with its path and what it completed."""
-        fragments = self._parse(text)
-        push = self.aggregator.push
-        call_id, name = self.id, self.name
-        out = []
-        for fragment in fragments:
-            path, leaf = flatten(fragment)
-            out.append(ToolCallArgumentProgress(call_id, name, fragment, path, leaf, push(fragment), index))
-        if self.validator is not None and fragments:
-            self.validator.extend(fragments, getattr(self.parser, "spans", None))
-        return out
+        validator = self.call.validator
+        return validator.violations if validator is not None else ()
 
     def close(self) -> Any:
         """End of input: the value, or ``{}`` / ``None`` when nothing arrived or ``error`` is set."""
+        call = self.call
         empty: dict[str, Any] | None = {} if self.tool else None
-        if self.error is None and not self.seen:
+        if call.error is None and not call.seen:
             return empty
-        if self.error is None and not self.aggregator.done:
+        aggregator = call.aggregator
+        if call.error is None and not aggregator.done:
             try:
-                for fragment in self.parser.finish():
-                    self.aggregator.push(fragment)
+                for fragment in call.parser.finish():
+                    aggregator.push(fragment)
             except ArgumentStreamError as exc:
-                self.error = exc
-        if self.error is not None:
+                call.error = exc
+        if call.error is not None:
             return empty
-        value = self.aggregator.value
+        value = aggregator.value
         if self.tool and type(value) is not dict:
-            self.error = ArgumentStreamError(f"tool arguments must be a JSON object, not {_json_type(value)}", 0)
+            call.error = ArgumentStreamError(f"tool arguments must be a JSON object, not {_json_type(value)}", 0)
             return empty
         return value
 
     def event_kind(self) -> ToolCallRequest | ChatStructured:
         value = self.close()
+        call = self.call
         if self.tool:
             violations: Sequence[Any] = self.violations
-            if self.schema is not None and self.validator is None and self.error is None:
+            if self.schema is not None and call.validator is None and call.error is None:
                 violations = self.schema.validate(value)  # the name came after the arguments
-            return ToolCallRequest(self.id, self.name, value, self.error, tuple(violations))
-        return ChatStructured(value, self.error)
+            return ToolCallRequest(call.id, call.name, value, call.error, tuple(violations))
+        return ChatStructured(value, call.error)
 
 
 _Buffer = Union[_Text, _Json]
@@ -162,11 +135,11 @@ is an error (``ArgumentStreamError``), like any invalid arguments."""
 
 
 def _strict_parser() -> Any:
-    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH)
+    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, flat=True)
 
 
 def _strict_parser_with_spans() -> Any:
-    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, spans=True)
+    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, flat=True, spans=True)
 
 
 def _compile_tools(tools: Any) -> dict[str, Any]:
@@ -208,10 +181,11 @@ class EventBuilder:
     ``ToolCallRequest`` carries them all.
     """
 
-    __slots__ = ("_buffers", "_parser_factory", "_schemas")
+    __slots__ = ("_buffers", "_calls", "_parser_factory", "_schemas")
 
     def __init__(self, *, parser_factory: Callable[[], Any] | None = None, tools: Any = None) -> None:
         self._buffers: dict[int, _Buffer] = {}
+        self._calls: dict[int, Any] = {}  # the tool calls among the buffers: index -> ArgumentCall
         self._schemas = _compile_tools(tools) if tools is not None else None
         if parser_factory is None:
             parser_factory = _strict_parser if self._schemas is None else _strict_parser_with_spans
@@ -229,23 +203,17 @@ class EventBuilder:
         cls = type(part)
         if cls is ToolCall:
             if buffer is None:
-                buffer = self._buffers[index] = _Json(True, self._parser_factory())
+                buffer = self._buffers[index] = _Json(True, self._parser_factory(), index)
+                self._calls[index] = buffer.call
             elif type(buffer) is not _Json or not buffer.tool:
                 raise _mismatch(index, buffer, part)
             if metadata:
                 buffer.metadata.update(metadata)
             inner = part.part
             if type(inner) is ArgumentChunk:
-                return buffer.progress(inner.text, index)
+                return buffer.call.push(inner.text)
             if type(inner) is ToolCallStart:
-                if not buffer.id and inner.id:
-                    buffer.id = inner.id
-                if not buffer.name and inner.name:
-                    buffer.name = inner.name
-                    if self._schemas is not None:
-                        buffer.schema = self._schemas.get(inner.name)
-                        if buffer.schema is not None and not buffer.seen and buffer.error is None:
-                            buffer.validator = buffer.schema.validator()
+                self._start(buffer, inner.id, inner.name)
                 return []
             raise TypeError(f"not a tool call part: {inner!r}")
         if cls is Message or cls is Reasoning:
@@ -257,21 +225,45 @@ class EventBuilder:
                 buffer.pieces.append(part.text)
         elif cls is Structured:
             if buffer is None:
-                buffer = self._buffers[index] = _Json(False, self._parser_factory())
+                buffer = self._buffers[index] = _Json(False, self._parser_factory(), index)
             elif type(buffer) is not _Json or buffer.tool:
                 raise _mismatch(index, buffer, part)
-            buffer.push(part.chunk)
+            buffer.call.push(part.chunk)
         else:
             raise TypeError(f"not an event part: {part!r}")
         if metadata:
             buffer.metadata.update(metadata)
         return []
 
+    def _start(self, buffer: _Json, call_id: str, name: str) -> None:
+        """A call's identity: the first non-empty id and name win; the schema check starts with the name."""
+        call = buffer.call
+        if not call.id and call_id:
+            call.id = call_id
+        if not call.name and name:
+            call.name = name
+            if self._schemas is not None:
+                buffer.schema = self._schemas.get(name)
+                if buffer.schema is not None and not call.seen and call.error is None:
+                    call.validator = buffer.schema.validator()
+                    call.spans = getattr(call.parser, "spans", None) is not None
+
+    def call(self, index: int) -> Any:
+        """The ``ArgumentCall`` of the tool call streaming at ``index`` (``None`` if there is none):
+        its ``push(text)`` is what an ``ArgumentChunk`` part does, without the part."""
+        return self._calls.get(index)
+
+    @property
+    def calls(self) -> dict[int, Any]:
+        """The tool calls still open: index -> ``ArgumentCall`` (the builder's own dict: read it, never change it)."""
+        return self._calls
+
     def handle_flush(self, index: int, metadata: Mapping[str, Any] = _NO_METADATA) -> ConversationEvent | None:
         """Close ``index`` and return its event; ``None`` when no part arrived for it."""
         buffer = self._buffers.pop(index, None)
         if buffer is None:
             return None
+        self._calls.pop(index, None)
         if metadata:
             buffer.metadata.update(metadata)
         return _event(buffer)
@@ -290,14 +282,15 @@ class EventBuilder:
         """:meth:`handle_finished` with each leftover's index: ``[(index, event), ...]``."""
         out = []
         for index, buffer in self._buffers.items():
-            if type(buffer) is _Json and buffer.error is None:
+            if type(buffer) is _Json and buffer.call.error is None:
                 buffer.close()
-                if buffer.error is None:
-                    buffer.error = IncompleteJSONError("the stream ended before this value was flushed",
-                                                       buffer.parser.position)
+                if buffer.call.error is None:
+                    buffer.call.error = IncompleteJSONError("the stream ended before this value was flushed",
+                                                            buffer.call.parser.position)
             buffer.metadata[INCOMPLETE] = True
             out.append((index, _event(buffer)))
         self._buffers.clear()
+        self._calls.clear()
         return out
 
     def handle(
@@ -331,7 +324,7 @@ class EventBuilder:
         """``(id, name)`` of the tool call streaming at ``index``, or ``None``."""
         buffer = self._buffers.get(index)
         if type(buffer) is _Json and buffer.tool:
-            return buffer.id, buffer.name
+            return buffer.call.id, buffer.call.name
         return None
 
     def snapshot(self, index: int) -> Any:
@@ -341,7 +334,7 @@ class EventBuilder:
             raise KeyError(index)
         if type(buffer) is _Text:
             return "".join(buffer.pieces)
-        return buffer.aggregator.snapshot()
+        return buffer.call.aggregator.snapshot()
 
 
 def _event(buffer: _Buffer) -> ConversationEvent:

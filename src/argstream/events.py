@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping, Union
 
-from .fragments import flatten
+from . import _backend
 
 if TYPE_CHECKING:
     from .errors import ArgumentStreamError
@@ -197,34 +197,5 @@ class ConversationEvent:
             raise TypeError(f"not a persisted event kind: {type(self.kind).__name__}")
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallArgumentProgress:
-    """Ephemeral: one argument fragment of a tool call still streaming. Never persisted.
-
-    Beyond the fragment (RFD 043), it carries what every consumer needs so that none has to
-    work it out again: ``path`` and ``leaf`` (the fragment flattened: keys and indexes from the
-    argument root, and ``Scalar`` / ``String`` / ``Empty`` / ``DONE``), ``completed`` (the
-    ``Completed(path, value)`` that this fragment closed, or ``None``) and ``index`` (the
-    call's index in the response). Equality compares the call and the fragment only.
-    """
-
-    tool_call_id: str
-    tool_name: str
-    fragment: Any
-    path: tuple[str | int, ...] = field(default=(), compare=False)
-    leaf: Any = field(default=None, compare=False)
-    completed: Any = field(default=None, compare=False)
-    index: int = field(default=0, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.leaf is None:  # built by hand from a fragment alone
-            path, leaf = flatten(self.fragment)
-            object.__setattr__(self, "path", path)
-            object.__setattr__(self, "leaf", leaf)
-
-    @property
-    def parameter(self) -> str | None:
-        """The top-level parameter this fragment belongs to (``None`` for the root's own fragments)."""
-        path = self.path
-        first = path[0] if path else None
-        return first if type(first) is str else None
+ToolCallArgumentProgress = _backend.ToolCallArgumentProgress
+"""Ephemeral: one argument fragment of a tool call still streaming (``_calls_py`` documents it)."""

@@ -1,0 +1,283 @@
+# cython: language_level=3, embedsignature=True, binding=False
+"""The compiled ``ArgumentCall`` and ``ToolCallArgumentProgress``: twins of ``_calls_py``.
+
+The per-delta work of the pipeline: one chunk of a call's argument text through the compiled
+parser (its no-raise push, so the hot path holds no try/except), and one progress item per
+fragment, built here without a Python ``__init__``. A string piece that continues the open string
+at the same path object is appended to that string's pieces without calling the aggregator.
+"""
+
+cimport cython
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+
+from argstream._fragments cimport String
+from argstream._parser cimport IncrementalArgParser
+
+from argstream import _calls_py
+from argstream._fragments_py import String as _PyString
+from argstream.errors import ArgumentStreamError
+from argstream.fragments import flatten, nest
+
+cdef object PY_STRING = _PyString
+cdef object NEST_TWIN = _calls_py.nest_twin
+cdef object NEST = nest
+cdef object FLATTEN = flatten
+
+
+@cython.final
+@cython.freelist(32)
+cdef class ToolCallArgumentProgress:
+    """Ephemeral: one argument fragment of a tool call still streaming. Never persisted.
+
+    Beyond the fragment (RFD 043), it carries what every consumer needs so that none has to
+    work it out again: ``path`` and ``leaf`` (the fragment flattened: keys and indexes from the
+    argument root, and ``Scalar`` / ``String`` / ``Empty`` / ``DONE``), ``completed`` (the
+    ``Completed(path, value)`` that this fragment closed, or ``None``) and ``index`` (the
+    call's index in the response). Equality compares the call and the fragment only.
+    Immutable; built from ``(tool_call_id, tool_name, fragment)`` by hand, or from the flat form
+    by the pipeline (then ``fragment`` is nested on first access).
+    """
+    cdef readonly object tool_call_id
+    cdef readonly object tool_name
+    cdef readonly object path
+    cdef readonly object leaf
+    cdef readonly object completed
+    cdef readonly object index
+    cdef object _fragment
+    cdef bint _twin
+
+    __match_args__ = ("tool_call_id", "tool_name", "fragment")
+
+    def __init__(self, tool_call_id, tool_name, fragment=None, path=(), leaf=None, completed=None, index=0):
+        if leaf is None:
+            if fragment is None:
+                raise TypeError("ToolCallArgumentProgress needs a fragment (or its path and leaf)")
+            path, leaf = FLATTEN(fragment)
+        self.tool_call_id = tool_call_id
+        self.tool_name = tool_name
+        self.path = tuple(path)
+        self.leaf = leaf
+        self.completed = completed
+        self.index = index
+        self._fragment = fragment
+        self._twin = False
+
+    @classmethod
+    def _make(cls, tool_call_id, tool_name, path, leaf, completed, index, twin):
+        """The pipeline's constructor: no checks, the fragment nested lazily."""
+        return new_progress(tool_call_id, tool_name, path, leaf, completed, index, twin)
+
+    @property
+    def fragment(self):
+        """The nested fragment (``ObjectEntry`` / ``ArrayItem`` around ``leaf``), built once."""
+        if self._fragment is None:
+            self._fragment = (NEST_TWIN if self._twin else NEST)(self.path, self.leaf)
+        return self._fragment
+
+    @property
+    def parameter(self):
+        """The top-level parameter this fragment belongs to (``None`` for the root's own fragments)."""
+        path = self.path
+        first = path[0] if path else None
+        return first if type(first) is str else None
+
+    def __eq__(self, other):
+        if not isinstance(other, _progress_types()):
+            return NotImplemented
+        return (self.tool_call_id == other.tool_call_id and self.tool_name == other.tool_name
+                and self.path == other.path and self.leaf == other.leaf)
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self):
+        return hash((self.tool_call_id, self.tool_name, self.path, self.leaf))
+
+    def __repr__(self):
+        return (f"ToolCallArgumentProgress(tool_call_id={self.tool_call_id!r}, tool_name={self.tool_name!r}, "
+                f"fragment={self.fragment!r}, path={self.path!r}, leaf={self.leaf!r}, "
+                f"completed={self.completed!r}, index={self.index!r})")
+
+    def __reduce__(self):
+        return (_rebuild, (self.tool_call_id, self.tool_name, self.path, self.leaf, self.completed, self.index,
+                           self._twin))
+
+
+def _rebuild(tool_call_id, tool_name, path, leaf, completed, index, twin):
+    return new_progress(tool_call_id, tool_name, path, leaf, completed, index, twin)
+
+
+cdef object _progress_types():
+    from argstream._backend import PROGRESS_TYPES
+    return PROGRESS_TYPES
+
+
+cdef inline ToolCallArgumentProgress new_progress(object call_id, object name, object path, object leaf,
+                                                  object completed, object index, bint twin):
+    cdef ToolCallArgumentProgress p = ToolCallArgumentProgress.__new__(ToolCallArgumentProgress)
+    p.tool_call_id = call_id
+    p.tool_name = name
+    p.path = path
+    p.leaf = leaf
+    p.completed = completed
+    p.index = index
+    p._twin = twin
+    return p
+
+
+@cython.final
+cdef class ArgumentCall:
+    """One tool call's arguments as they stream: its parser, aggregator and validator, and its flags.
+
+    See ``_calls_py.ArgumentCall``, which this follows line by line. With the compiled parser the
+    chunk goes through its no-raise push; any other parser is called as Python.
+    """
+    cdef public object id
+    cdef public object name
+    cdef public object index
+    cdef public object parser
+    cdef public object aggregator
+    cdef public object validator
+    cdef public object error
+    cdef public object progress
+    cdef public bint spans
+    cdef public bint seen
+    cdef public bint failed
+    cdef public bint violated
+    cdef public bint flat
+    cdef public bint twin
+    cdef object _open_path
+    cdef list _open_pieces
+    cdef IncrementalArgParser _cparser
+    cdef object _agg_push
+    cdef bint _fast_items
+
+    def __init__(self, parser, aggregator, progress, index=0):
+        self.id = ""
+        self.name = ""
+        self.index = index
+        self.parser = parser
+        self.aggregator = aggregator
+        self.validator = None
+        self.spans = False
+        self.error = None
+        self.seen = False
+        self.failed = False
+        self.violated = False
+        self.flat = getattr(parser, "flat", False) is True
+        self.twin = type(parser).__module__.endswith("._parser_py")
+        self.progress = progress
+        self._open_path = None
+        self._open_pieces = None
+        self._cparser = parser if type(parser) is IncrementalArgParser else None
+        self._agg_push = aggregator.push
+        self._fast_items = self.flat and progress is ToolCallArgumentProgress and (
+            self._cparser is not None or self.twin)
+
+    cpdef list push(self, str text):
+        """Parse one chunk of argument text; return a progress item per fragment."""
+        cdef list fragments
+        cdef list out
+        cdef Py_ssize_t k, n
+        cdef object pair, path, leaf, completed
+        if self.error is not None or not text:
+            return []
+        if not self.seen and not text.isspace():
+            self.seen = True
+        if self._cparser is not None:
+            fragments = self._cparser.push_noraise(text)
+            if self._cparser.taken is not None:
+                self._take(self._cparser.taken)
+        else:
+            fragments = self._push_python(text)
+        n = PyList_GET_SIZE(fragments)
+        if n == 0:
+            return []
+        out = []
+        if self._fast_items:
+            for k in range(n):
+                pair = <object>PyList_GET_ITEM(fragments, k)
+                path = <object>PyTuple_GET_ITEM(pair, 0)
+                leaf = <object>PyTuple_GET_ITEM(pair, 1)
+                if type(leaf) is String or type(leaf) is PY_STRING:
+                    if path is self._open_path:
+                        self._open_pieces.append((<String>leaf).text if type(leaf) is String else leaf.text)
+                        out.append(new_progress(self.id, self.name, path, leaf, None, self.index, self.twin))
+                        continue
+                    completed = self._agg_push(pair)
+                    self._open_path = path
+                    self._open_pieces = self.aggregator.open_pieces()
+                else:
+                    completed = self._agg_push(pair)
+                    self._open_path = None
+                out.append(new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin))
+        else:
+            self._push_slow(fragments, out)
+        if self.validator is not None:
+            self.validator.extend(fragments, self.parser.spans if self.spans else None)
+        return out
+
+    cdef int _take(self, object exc) except -1:
+        if isinstance(exc, ArgumentStreamError):
+            self.error = exc
+            return 0
+        raise exc
+
+    cdef list _push_python(self, str text):
+        try:
+            return self.parser.push(text)
+        except ArgumentStreamError as exc:
+            self.error = exc
+            return getattr(exc, "fragments", None) or []
+
+    cdef int _push_slow(self, list fragments, list out) except -1:
+        """A user's parser (nested fragments) or a user's progress class: the general loop."""
+        cdef object make = self.progress._make
+        for fragment in fragments:
+            if self.flat:
+                path, leaf = fragment
+                completed = self._agg_push(fragment)
+                self._open_path = None
+                out.append(make(self.id, self.name, path, leaf, completed, self.index, self.twin))
+            else:
+                path, leaf = FLATTEN(fragment)
+                out.append(self.progress(self.id, self.name, fragment, path, leaf, self._agg_push(fragment),
+                                         self.index))
+        return 0
+
+
+cdef class PipelineBase:
+    """The fused pipeline's ``feed``: ``_calls_py.PipelineBase``, which this follows line by line, in C."""
+    cdef public object _chunk
+    cdef public object _run
+    cdef public object _feed
+    cdef public object _argument
+    cdef public dict _calls
+    cdef public object _report
+    cdef public Py_ssize_t count
+    cdef public bint over
+
+    def feed(self, item):
+        """The stream items of one wire item (see ``StreamPipeline``)."""
+        cdef object hit
+        cdef object call
+        cdef list out
+        self.count += 1
+        if self._chunk is not None:
+            hit = self._chunk(item)
+            if hit is not None:
+                call = self._calls.get((<tuple>hit)[0])
+                if type(call) is not ArgumentCall:
+                    return self._argument((<tuple>hit)[0], (<tuple>hit)[1])
+                out = (<ArgumentCall>call).push((<tuple>hit)[1])
+                if (<ArgumentCall>call).error is not None or (<ArgumentCall>call).validator is not None:
+                    self._report(call, out)
+                return out
+        out = []
+        for event in self._run.feed(item, self.count - 1):
+            out += self._feed(event)
+        self.over = self._run.over
+        return out

@@ -1,0 +1,254 @@
+"""One tool call's argument state, and the progress item it hands out per fragment: the reference for ``_calls.pyx``.
+
+:class:`ArgumentCall` is the per-call object of the one-pass pipeline: it owns the call's parser
+(flat fragments), the aggregator that builds the value as it goes, and the schema validator, and
+turns one argument chunk into its ``ToolCallArgumentProgress`` items in one loop. A string piece
+that continues the string already open at the same path (the parser hands out one path tuple for
+all of them) is appended to that string's pieces directly, without a trip through the aggregator.
+
+:class:`ToolCallArgumentProgress` keeps the fragment flat (``path``, ``leaf``) and builds the nested
+``fragment`` of RFD 043 on first access, with the fragment types of the parser that made the leaf.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ._fragments_py import ArrayItem as _ArrayItemPy
+from ._fragments_py import ObjectEntry as _ObjectEntryPy
+from . import _backend
+from ._backend import STRING_TYPES
+from .errors import ArgumentStreamError
+from .fragments import flatten, nest
+
+__all__ = ["ArgumentCall", "ToolCallArgumentProgress", "nest_twin"]
+
+
+def nest_twin(path: tuple[Any, ...], leaf: Any) -> Any:
+    """``nest`` with the pure twin's wrapper types (for leaves that the twin's parser made)."""
+    fragment = leaf
+    for step in reversed(path):
+        fragment = _ObjectEntryPy(step, fragment) if type(step) is str else _ArrayItemPy(step, fragment)
+    return fragment
+
+
+class ToolCallArgumentProgress:
+    """Ephemeral: one argument fragment of a tool call still streaming. Never persisted.
+
+    Beyond the fragment (RFD 043), it carries what every consumer needs so that none has to
+    work it out again: ``path`` and ``leaf`` (the fragment flattened: keys and indexes from the
+    argument root, and ``Scalar`` / ``String`` / ``Empty`` / ``DONE``), ``completed`` (the
+    ``Completed(path, value)`` that this fragment closed, or ``None``) and ``index`` (the
+    call's index in the response). Equality compares the call and the fragment only.
+    Immutable; built from ``(tool_call_id, tool_name, fragment)`` by hand, or from the flat form
+    by the pipeline (then ``fragment`` is nested on first access).
+    """
+
+    __slots__ = ("tool_call_id", "tool_name", "path", "leaf", "completed", "index", "_fragment", "_twin")
+    __match_args__: ClassVar[tuple[str, ...]] = ("tool_call_id", "tool_name", "fragment")
+
+    tool_call_id: str
+    tool_name: str
+    path: tuple[str | int, ...]
+    leaf: Any
+    completed: Any
+    index: int
+    _fragment: Any
+    _twin: bool
+
+    def __init__(self, tool_call_id: str, tool_name: str, fragment: Any = None, path: tuple[Any, ...] = (),
+                 leaf: Any = None, completed: Any = None, index: int = 0) -> None:
+        if leaf is None:
+            if fragment is None:
+                raise TypeError("ToolCallArgumentProgress needs a fragment (or its path and leaf)")
+            path, leaf = flatten(fragment)
+        setter = object.__setattr__
+        setter(self, "tool_call_id", tool_call_id)
+        setter(self, "tool_name", tool_name)
+        setter(self, "path", tuple(path))
+        setter(self, "leaf", leaf)
+        setter(self, "completed", completed)
+        setter(self, "index", index)
+        setter(self, "_fragment", fragment)
+        setter(self, "_twin", False)
+
+    @classmethod
+    def _make(cls, tool_call_id: str, tool_name: str, path: tuple[Any, ...], leaf: Any, completed: Any,
+              index: int, twin: bool) -> ToolCallArgumentProgress:
+        """The pipeline's constructor: no checks, the fragment nested lazily."""
+        self = object.__new__(cls)
+        setter = object.__setattr__
+        setter(self, "tool_call_id", tool_call_id)
+        setter(self, "tool_name", tool_name)
+        setter(self, "path", path)
+        setter(self, "leaf", leaf)
+        setter(self, "completed", completed)
+        setter(self, "index", index)
+        setter(self, "_fragment", None)
+        setter(self, "_twin", twin)
+        return self
+
+    @property
+    def fragment(self) -> Any:
+        """The nested fragment (``ObjectEntry`` / ``ArrayItem`` around ``leaf``), built once."""
+        fragment = self._fragment
+        if fragment is None:
+            fragment = (nest_twin if self._twin else nest)(self.path, self.leaf)
+            object.__setattr__(self, "_fragment", fragment)
+        return fragment
+
+    @property
+    def parameter(self) -> str | None:
+        """The top-level parameter this fragment belongs to (``None`` for the root's own fragments)."""
+        path = self.path
+        first = path[0] if path else None
+        return first if type(first) is str else None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, _backend.PROGRESS_TYPES):
+            return NotImplemented
+        return (self.tool_call_id == other.tool_call_id and self.tool_name == other.tool_name
+                and self.path == other.path and self.leaf == other.leaf)
+
+    def __ne__(self, other: Any) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((self.tool_call_id, self.tool_name, self.path, self.leaf))
+
+    def __repr__(self) -> str:
+        return (f"ToolCallArgumentProgress(tool_call_id={self.tool_call_id!r}, tool_name={self.tool_name!r}, "
+                f"fragment={self.fragment!r}, path={self.path!r}, leaf={self.leaf!r}, "
+                f"completed={self.completed!r}, index={self.index!r})")
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (self.tool_call_id, self.tool_name, self.path, self.leaf, self.completed, self.index,
+                           self._twin))
+
+
+def _rebuild(tool_call_id: str, tool_name: str, path: tuple[Any, ...], leaf: Any, completed: Any, index: int,
+             twin: bool) -> ToolCallArgumentProgress:
+    return ToolCallArgumentProgress._make(tool_call_id, tool_name, path, leaf, completed, index, twin)
+
+
+class ArgumentCall:
+    """One tool call's arguments as they stream: its parser, aggregator and validator, and its flags.
+
+    ``push(text)`` parses one chunk and returns its progress items (instances of ``progress``, the
+    backend's ``ToolCallArgumentProgress``). ``error`` is set when the text stops being valid
+    JSON (the items of the fragments before the error are still returned). ``failed`` and
+    ``violated`` say whether the stream has reported the error and the first violation; ``seen``
+    whether a non-whitespace character arrived. A parser without ``flat=True`` (a user's own
+    factory) works too, at the cost of flattening each fragment.
+    """
+
+    __slots__ = ("id", "name", "index", "parser", "aggregator", "validator", "spans", "error", "seen", "failed",
+                 "violated", "flat", "twin", "progress", "_open_path", "_open_pieces")
+
+    def __init__(self, parser: Any, aggregator: Any, progress: Any, index: int = 0) -> None:
+        self.id = ""
+        self.name = ""
+        self.index = index
+        self.parser = parser
+        self.aggregator = aggregator
+        self.validator: Any = None
+        self.spans = False  # hand the parser's spans to the validator
+        self.error: ArgumentStreamError | None = None
+        self.seen = False
+        self.failed = False
+        self.violated = False
+        self.flat = getattr(parser, "flat", False) is True
+        self.twin = type(parser).__module__.endswith("._parser_py")
+        self.progress = progress
+        self._open_path: Any = None  # the path of the string still open, whose pieces list is below
+        self._open_pieces: Any = None
+
+    def push(self, text: str) -> list[Any]:
+        """Parse one chunk of argument text; return a progress item per fragment."""
+        if self.error is not None or not text:
+            return []
+        if not self.seen and not text.isspace():
+            self.seen = True
+        try:
+            fragments = self.parser.push(text)
+        except ArgumentStreamError as exc:
+            self.error = exc
+            fragments = getattr(exc, "fragments", None) or []
+        if not fragments:
+            return []
+        out = []
+        progress = self.progress
+        make = progress._make
+        call_id, name, index, twin = self.id, self.name, self.index, self.twin
+        push = self.aggregator.push
+        if self.flat:
+            for pair in fragments:
+                path, leaf = pair
+                if path is self._open_path and type(leaf) in STRING_TYPES:
+                    self._open_pieces.append(leaf.text)
+                    out.append(make(call_id, name, path, leaf, None, index, twin))
+                    continue
+                completed = push(pair)
+                if type(leaf) in STRING_TYPES:
+                    self._open_path = path
+                    self._open_pieces = self.aggregator.open_pieces()
+                else:
+                    self._open_path = None
+                out.append(make(call_id, name, path, leaf, completed, index, twin))
+        else:
+            for fragment in fragments:
+                path, leaf = flatten(fragment)
+                out.append(progress(call_id, name, fragment, path, leaf, push(fragment), index))
+        if self.validator is not None:
+            self.validator.extend(fragments, self.parser.spans if self.spans else None)
+        return out
+
+
+class PipelineBase:
+    """The fused pipeline's hot method, ``feed``: one wire item to its stream items.
+
+    ``_chunk`` is the adapter's fast test (``None`` without one; it never raises), ``_run`` the
+    driver machinery of the generic way, ``_feed`` and ``_argument`` the stream state's ``feed`` and
+    ``argument``, ``_calls`` its open calls by index, ``_report`` what adds a call's failure and
+    first violation, ``count`` the wire items fed so far, ``over`` whether a ``Finished(ERROR)`` ended
+    the stream (read no further item).
+    """
+
+    __slots__ = ("_chunk", "_run", "_feed", "_argument", "_calls", "_report", "count", "over")
+
+    _chunk: Any
+    _run: Any
+    _feed: Any
+    _argument: Any
+    _calls: dict[int, Any]
+    _report: Any
+    count: int
+    over: bool
+
+    def feed(self, item: Any) -> list[Any]:
+        """The stream items of one wire item (see ``StreamPipeline``)."""
+        self.count += 1
+        chunk = self._chunk
+        if chunk is not None:
+            hit = chunk(item)
+            if hit is not None:
+                call = self._calls.get(hit[0])
+                if type(call) is not ArgumentCall:
+                    return self._argument(hit[0], hit[1])
+                out = call.push(hit[1])
+                if call.error is not None or call.validator is not None:
+                    self._report(call, out)
+                return out
+        out = []
+        feed = self._feed
+        for event in self._run.feed(item, self.count - 1):
+            out += feed(event)
+        self.over = self._run.over
+        return out
