@@ -43,9 +43,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Union
 
+from ._backend import PipelineBase
 from .builder import EventBuilder
 from .errors import ArgumentStreamError
 from .events import (
+    ArgumentChunk,
     ChatMessage,
     ConversationEvent,
     Event,
@@ -60,12 +62,13 @@ from .events import (
     ToolCallArgumentProgress,
     ToolCallRequest,
 )
+from .providers._common import _Run
 from .providers.detect import detect_provider
 
 __all__ = [
     "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
     "ToolCallStarted", "ToolCallFailed", "ToolCallViolation", "aiter_tool_stream", "detect_provider", "iter_tool_stream",
-    "ToolStreamState",
+    "ToolStreamState", "StreamPipeline", "pipeline_for",
 ]
 
 
@@ -181,16 +184,21 @@ Provider = Union[str, ModuleType, ToEvents, None]
 
 
 class ToolStreamState:
-    """The sans-IO core of :func:`iter_tool_stream`: feed it events, get stream items back."""
+    """The sans-IO core of :func:`iter_tool_stream`: feed it events, get stream items back.
 
-    __slots__ = ("builder", "_events", "_started", "_failed", "_violated")
+    Each tool call's state lives in one object, the builder's ``ArgumentCall`` (parser, aggregator,
+    validator, and whether its failure and first violation were reported); this class keeps no
+    copy of it. :meth:`argument` is the fast path of the dominant event, an argument chunk for a
+    call already started: the same items as ``feed(Part(index, ToolCall(ArgumentChunk(text))))``,
+    without building the event.
+    """
+
+    __slots__ = ("builder", "_events", "_calls")
 
     def __init__(self, builder_factory: Callable[[], EventBuilder] = EventBuilder) -> None:
         self.builder = builder_factory()
         self._events: list[ConversationEvent] = []
-        self._started: set[int] = set()
-        self._failed: set[int] = set()
-        self._violated: set[int] = set()
+        self._calls: Mapping[int, Any] = self.builder.calls
 
     @property
     def events(self) -> list[ConversationEvent]:
@@ -200,9 +208,16 @@ class ToolStreamState:
     def discard(self, index: int) -> None:
         """Close ``index`` without an item or a persisted event (a call whose chunks were dropped)."""
         self.builder.handle_flush(index)
-        self._started.discard(index)
-        self._failed.discard(index)
-        self._violated.discard(index)
+
+    def argument(self, index: int, text: str) -> list[Any]:
+        """The items of one argument chunk for the call at ``index`` (see the class doc)."""
+        call = self._calls.get(index)
+        if call is None:
+            return self.feed(Part(index, ToolCall(ArgumentChunk(text))))
+        out = call.push(text)
+        if call.error is not None or call.validator is not None:
+            _report(call, out)
+        return out
 
     def feed(self, event: Event) -> list[Any]:
         """The items that one event produces."""
@@ -211,26 +226,16 @@ class ToolStreamState:
             part, index = event.part, event.index
             pcls = type(part)
             if pcls is ToolCall:
-                out: list[Any] = []
+                call = self._calls.get(index)
                 progress = self.builder.handle_part(index, part, event.metadata)
-                if index not in self._started:
-                    self._started.add(index)
-                    call_id, name = self.builder.tool_call(index) or ("", "")
-                    out.append(ToolCallStarted(call_id, name, index))
-                if progress:
-                    out.extend(progress)
-                if index not in self._violated:
-                    violations = self.builder.violations(index)
-                    if violations:
-                        self._violated.add(index)
-                        call_id, name = self.builder.tool_call(index) or ("", "")
-                        out.append(ToolCallViolation(call_id, name, violations[0], index))
-                if index not in self._failed:
-                    error = self.builder.error(index)
-                    if error is not None:
-                        self._failed.add(index)
-                        call_id, name = self.builder.tool_call(index) or ("", "")
-                        out.append(ToolCallFailed(call_id, name, error, index))
+                if call is None:
+                    call = self._calls[index]
+                    out: list[Any] = [ToolCallStarted(call.id, call.name, index)]
+                    out += progress
+                else:
+                    out = progress
+                if call.error is not None or call.validator is not None:
+                    _report(call, out)
                 return out
             self.builder.handle_part(index, part, event.metadata)
             if pcls is Message:
@@ -242,20 +247,18 @@ class ToolStreamState:
             return []
         if type(event) is Flush:
             index = event.index
+            closing: Any = self._calls.get(index)
             flushed = self.builder.handle_flush(index, event.metadata)
-            self._started.discard(index)
             if flushed is None:
                 return []
             self._events.append(flushed)
             kind = flushed.kind
             if type(kind) is ToolCallRequest:
                 items: list[Any] = []
-                if kind.violations and index not in self._violated:
+                if kind.violations and not closing.violated:
                     items.append(ToolCallViolation(kind.id, kind.name, kind.violations[0], index))
-                if kind.error is not None and index not in self._failed:
+                if kind.error is not None and not closing.failed:
                     items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
-                self._failed.discard(index)
-                self._violated.discard(index)
                 items.append(ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, index, flushed,
                                               kind.violations))
                 return items
@@ -263,18 +266,97 @@ class ToolStreamState:
         if type(event) is Finished:
             items = []
             incomplete = []
+            calls = dict(self._calls)
             for index, leftover in self.builder.finish_indexed():
                 kind = leftover.kind
-                if type(kind) is ToolCallRequest and kind.error is not None and index not in self._failed:
+                if type(kind) is ToolCallRequest and kind.error is not None and not calls[index].failed:
                     items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
                 incomplete.append(leftover)
             items.append(StreamFinished(event.reason, tuple(self._events), tuple(incomplete), event.metadata))
             self._events = []
-            self._started.clear()
-            self._failed.clear()
-            self._violated.clear()
             return items
         raise TypeError(f"not an event: {event!r}")
+
+
+def _report(call: Any, out: list[Any]) -> None:
+    """Append the call's first violation and its failure to ``out``, each once."""
+    if not call.violated and call.validator is not None:
+        violations = call.validator.violations
+        if violations:
+            call.violated = True
+            out.append(ToolCallViolation(call.id, call.name, violations[0], call.index))
+    if not call.failed and call.error is not None:
+        call.failed = True
+        out.append(ToolCallFailed(call.id, call.name, call.error, call.index))
+
+
+class StreamPipeline(PipelineBase):
+    """One provider stream, fused: wire items in, stream items out (sans-IO).
+
+    ``feed(item)``: the adapter's ``chunk(item)`` recognises its provider's dominant event (an
+    argument delta of a call already started) and the text goes straight into that call's parser
+    (``ArgumentCall.push``; compiled with the compiled core); every other item takes the generic
+    way: the adapter's events, checked by the driver machinery (``providers._common``), into
+    :class:`ToolStreamState`. The items are the same either way. ``iter_tool_stream``,
+    ``aiter_tool_stream`` and the coordinator all feed one of these.
+
+    Raises (from ``feed``):
+        ProviderProtocolError: the item breaks its format (feed :meth:`failed`'s items first).
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, adapter: Any, state: ToolStreamState) -> None:
+        self.state = state
+        self._run = _Run(adapter)
+        self._chunk = getattr(adapter, "chunk", None)
+        self._argument = state.argument
+        self._feed = state.feed
+        self._calls = state.builder.calls
+        self._report = _report
+        self.count = 0
+        self.over = False
+
+    def hit(self, item: Any) -> tuple[int, str] | None:
+        """``(index, text)`` when ``item`` is the dominant event (counted as read), else ``None``:
+        then :meth:`events` gives its events. For a consumer that handles argument chunks itself."""
+        chunk = self._chunk
+        hit = chunk(item) if chunk is not None else None
+        if hit is not None:
+            self.count += 1
+        return hit
+
+    def events(self, item: Any) -> list[Event]:
+        """The adapter's events for one wire item, checked (``ProviderProtocolError`` when it breaks its format)."""
+        self.count += 1
+        events = self._run.feed(item, self.count - 1)
+        self.over = self._run.over
+        return events
+
+    def end_events(self) -> list[Event]:
+        """The adapter's last events at a clean end of input (a ``Finished(ERROR)`` when none came)."""
+        self._run.count = self.count
+        return self._run.end()
+
+    def failed_events(self) -> list[Event]:
+        """The ``Finished(ERROR)`` for an input that raised, unless the response had finished."""
+        return self._run.failed()
+
+    def end(self) -> list[Any]:
+        """The input ended cleanly: the items of the adapter's last events."""
+        out: list[Any] = []
+        self._run.count = self.count
+        for event in self._run.end():
+            out += self._feed(event)
+        return out
+
+    def failed(self) -> list[Any]:
+        """The input raised: the ``StreamFinished(ERROR)`` that comes before the exception (unless the
+        response had finished)."""
+        out: list[Any] = []
+        for event in self._run.failed():
+            out += self._feed(event)
+        return out
 
 
 def _resolve(provider: Provider, first: Any, attr: str) -> Callable[[Any], Any]:
@@ -285,6 +367,20 @@ def _resolve(provider: Provider, first: Any, attr: str) -> Callable[[Any], Any]:
     if isinstance(provider, ModuleType):
         return getattr(provider, attr)
     return provider
+
+
+def pipeline_for(provider: Provider, first: Any, state: ToolStreamState,
+                 options: Mapping[str, Any] | None = None) -> StreamPipeline | None:
+    """The fused pipeline for a provider module (detected from ``first`` when ``None``); ``None`` for a
+    user's own ``to_events``-style function, which runs the generic way."""
+    if provider is None:
+        provider = detect_provider(first)
+    if isinstance(provider, str):
+        provider = importlib.import_module(f"argstream.providers.{provider}")
+    make = getattr(provider, "adapter", None) if isinstance(provider, ModuleType) else None
+    if make is None:
+        return None
+    return StreamPipeline(make(**(options or {})), state)
 
 
 def iter_tool_stream(
@@ -317,10 +413,30 @@ def iter_tool_stream(
         except Exception:
             yield from state.feed(Finished(FinishReason.ERROR))
             raise
-        to_events = _resolve(provider, first, "to_events")
-        feed = state.feed
-        for event in to_events(_chain(first, iterator), **(provider_options or {})):
-            yield from feed(event)
+        pipeline = pipeline_for(provider, first, state, provider_options)
+        if pipeline is None:
+            feed = state.feed
+            for event in _resolve(provider, first, "to_events")(_chain(first, iterator), **(provider_options or {})):
+                yield from feed(event)
+            return
+        push = pipeline.feed
+        try:
+            out = push(first)
+            if out:
+                yield from out
+            if pipeline.over:
+                return
+            for item in iterator:
+                out = push(item)
+                if out:
+                    yield from out
+                if pipeline.over:
+                    return
+            out = pipeline.end()
+        except Exception:
+            yield from pipeline.failed()
+            raise
+        yield from out
     except GeneratorExit:
         if close_stream:
             close = getattr(stream, "close", None)
@@ -340,10 +456,11 @@ async def aiter_tool_stream(
 ) -> AsyncIterator[StreamItem]:
     """Async twin of :func:`iter_tool_stream` (``stream`` may be async or plain iterable)."""
     state = ToolStreamState(_with_tools(builder_factory, tools))
-    iterator: Any = stream.__aiter__() if hasattr(stream, "__aiter__") else iter(stream)
+    is_async = hasattr(stream, "__aiter__")
+    iterator: Any = stream.__aiter__() if is_async else iter(stream)  # type: ignore[union-attr,arg-type]
     try:
         try:
-            first = await iterator.__anext__() if hasattr(iterator, "__anext__") else next(iterator)
+            first = await iterator.__anext__() if is_async else next(iterator)
         except (StopIteration, StopAsyncIteration):
             for item in state.feed(Finished(FinishReason.ERROR)):
                 yield item
@@ -352,11 +469,39 @@ async def aiter_tool_stream(
             for item in state.feed(Finished(FinishReason.ERROR)):
                 yield item
             raise
-        to_events = _resolve(provider, first, "ato_events")
-        feed = state.feed
-        async for event in to_events(_achain(first, iterator), **(provider_options or {})):
-            for item in feed(event):
-                yield item
+        pipeline = pipeline_for(provider, first, state, provider_options)
+        if pipeline is None:
+            feed = state.feed
+            to_events = _resolve(provider, first, "ato_events")
+            async for event in to_events(_achain(first, iterator), **(provider_options or {})):
+                for item in feed(event):
+                    yield item
+            return
+        push = pipeline.feed
+        try:
+            for out_item in push(first):
+                yield out_item
+            if pipeline.over:
+                return
+            if is_async:
+                async for wire_item in iterator:
+                    for out_item in push(wire_item):
+                        yield out_item
+                    if pipeline.over:
+                        return
+            else:
+                for wire_item in iterator:
+                    for out_item in push(wire_item):
+                        yield out_item
+                    if pipeline.over:
+                        return
+            out = pipeline.end()
+        except Exception:
+            for out_item in pipeline.failed():
+                yield out_item
+            raise
+        for out_item in out:
+            yield out_item
     except GeneratorExit:
         if close_stream:
             close = getattr(stream, "aclose", None) or getattr(stream, "close", None)

@@ -218,6 +218,10 @@ class Slots:
     def __contains__(self, key: Hashable) -> bool:
         return key in self._map
 
+    def get(self, key: Hashable) -> int | None:
+        """The index already given to ``key``, or ``None`` (nothing allocated)."""
+        return self._map.get(key)
+
     def __len__(self) -> int:
         return len(self._map)
 
@@ -244,19 +248,25 @@ class Adapter:
 class _Run:
     """What :func:`drive` and :func:`adrive` share: an adapter's events, checked, up to the first error."""
 
-    __slots__ = ("adapter", "count", "finished", "over", "error")
+    __slots__ = ("adapter", "count", "finished", "over", "error", "_ids", "_open_ids")
 
     def __init__(self, adapter: Adapter) -> None:
         self.adapter = adapter
+        self._ids: set[str] = set()  # tool call ids of this response
+        self._open_ids: dict[int, str] = {}  # index -> id of the call open there
         self.count = 0  # wire items fed so far
         self.finished = False  # the last event passed on is a Finished
         self.over = False  # a Finished(ERROR) was passed on: the stream is over
         self.error: ProviderProtocolError | None = None
 
-    def feed(self, item: Any) -> list[Event]:
-        """The events for one wire item; a failure in the adapter raises :class:`ProviderProtocolError`."""
-        position = self.count
-        self.count += 1
+    def feed(self, item: Any, position: int | None = None) -> list[Event]:
+        """The events for one wire item; a failure in the adapter raises :class:`ProviderProtocolError`.
+
+        ``position`` is the item's place in the stream when the caller counts the items itself (a
+        fused pipeline that hands some items to the adapter's fast path)."""
+        if position is None:
+            position = self.count
+        self.count = position + 1
         return self._checked(lambda: self.adapter.feed(item), position)
 
     def end(self) -> list[Event]:
@@ -280,12 +290,32 @@ class _Run:
             raise self.error from exc
         out: list[Event] = []
         for event in events:
+            kind = type(event)
+            if kind is Finished and self.finished:
+                continue  # a response that has finished, finishing again: exactly one Finished each
+            if kind is Part and type(event.part) is ToolCall and type(event.part.part) is ToolCallStart:
+                self._call_id(event.index, event.part.part.id, position)
+            elif kind is Flush:
+                self._open_ids.pop(event.index, None)
             out.append(event)
-            self.finished = type(event) is Finished
-            if self.finished and event.reason is FinishReason.ERROR:
-                self.over = True
-                break
+            self.finished = kind is Finished
+            if self.finished:
+                self._ids.clear()
+                self._open_ids.clear()
+                if event.reason is FinishReason.ERROR:
+                    self.over = True
+                    break
         return out
+
+    def _call_id(self, index: int, call_id: str, position: int) -> None:
+        """Two calls of one response may not share an id: their results could not be told apart."""
+        if not call_id or self._open_ids.get(index) == call_id:
+            return
+        if call_id in self._ids:
+            self.error = ProviderProtocolError(f"two tool calls of one response have the id {call_id!r}", position)
+            raise self.error
+        self._ids.add(call_id)
+        self._open_ids[index] = call_id
 
     def failed(self) -> list[Event]:
         """``Finished(ERROR)`` for an exception, unless the response already finished."""

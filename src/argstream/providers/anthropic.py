@@ -66,7 +66,7 @@ from ._common import (
     text_field,
 )
 
-__all__ = ["AnthropicAdapter", "STOP_REASONS", "ato_events", "to_events"]
+__all__ = ["AnthropicAdapter", "STOP_REASONS", "adapter", "ato_events", "to_events"]
 
 STOP_REASONS: dict[str, FinishReason] = {
     "end_turn": FinishReason.COMPLETED,
@@ -129,6 +129,28 @@ class AnthropicAdapter(Adapter):
         if kind == "error":
             return self._finish([], FinishReason.ERROR, {"error": plain(get(item, "error", {}))})
         return []  # ping, and the derived events of the SDK's MessageStream
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """The dominant event, read with the fewest lookups: ``(index, partial_json)`` of a non-empty
+        ``input_json_delta`` for an open tool block (marked streamed), else ``None`` and nothing
+        changed (the item then goes to :meth:`feed`)."""
+        d = item if type(item) is dict else getattr(item, "__dict__", None)
+        if d is None or d.get("type") != "content_block_delta" or self._done:
+            return None
+        delta = d.get("delta")
+        if type(delta) is not dict:
+            delta = getattr(delta, "__dict__", None)
+            if delta is None:
+                return None
+        if delta.get("type") != "input_json_delta":
+            return None
+        text = delta.get("partial_json")
+        index = d.get("index")
+        block = self._blocks.get(index) if type(index) is int else None
+        if block is None or block.kind != _TOOL or type(text) is not str or not text:
+            return None
+        block.streamed = True
+        return index, text  # type: ignore[return-value]  # an int, checked above
 
     def _message_start(self, message: Any) -> list[Event]:
         message_id = get(message, "id")
@@ -260,6 +282,11 @@ def _index(item: Any) -> int:
     if type(index) is not int:
         raise ProviderProtocolError(f"a content block event needs an integer index, got {type(index).__name__}")
     return index
+
+
+def adapter(*, structured: bool = False) -> AnthropicAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return AnthropicAdapter(structured=structured)
 
 
 def to_events(stream: Iterable[Any], *, structured: bool = False) -> Iterator[Event]:

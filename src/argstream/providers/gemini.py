@@ -748,6 +748,11 @@ class _AutoAdapter(Adapter):
         return self._inner.end() if self._inner is not None else []
 
 
+def adapter() -> Adapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return _AutoAdapter()
+
+
 def to_events(stream: Iterable[Any]) -> Iterator[Event]:
     """Events from a Gemini stream: SDK ``GenerateContentResponse`` chunks, decoded wire dicts, or
     Interactions API events.

@@ -140,6 +140,11 @@ class OllamaAdapter(Adapter):
         out.append(Flush(index, meta))
 
 
+def adapter() -> OllamaAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return OllamaAdapter()
+
+
 def to_events(stream: Iterable[Any]) -> Iterator[Event]:
     """Events from an Ollama chat stream: SDK ``ChatResponse`` objects or decoded NDJSON dicts.
 

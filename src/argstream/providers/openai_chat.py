@@ -65,7 +65,7 @@ from ._common import (
     plain,
 )
 
-__all__ = ["FINISH_REASONS", "OpenAIChatAdapter", "ato_events", "to_events"]
+__all__ = ["FINISH_REASONS", "OpenAIChatAdapter", "adapter", "ato_events", "to_events"]
 
 FINISH_REASONS: dict[str, FinishReason] = {
     "stop": FinishReason.COMPLETED,
@@ -111,9 +111,32 @@ class OpenAIChatAdapter(Adapter):
         self._finished = False
         self._tool_calls = False
         self._usage: Any = None
+        self._clean_end = False  # the last item was a usage-only chunk or [DONE]
+
+    def end(self) -> list[Event]:
+        """The input ended. A response with no ``finish_reason`` that ended the way servers end a
+        stream (a usage-only chunk last, or ``[DONE]``; OpenRouter-routed models do this) is over:
+        its calls are flushed (a call whose arguments are cut off then fails with an
+        ``IncompleteJSONError``) and it finishes as if ``stop`` had come: ``TOOL_USE`` when it holds
+        tool calls, else ``COMPLETED``, with ``stop_reason`` ``None`` in the metadata. Any other end
+        before a ``finish_reason`` is a cut-off stream (the driver's ``Finished(ERROR)``)."""
+        if self._finished or not self._choices or not self._clean_end:
+            return []
+        out: list[Event] = []
+        for number, state in self._choices.items():
+            for key in state.keys:
+                out.append(Flush(self._slots(key), {"refusal": True} if key == (number, "refusal") else {}))
+            state.keys.clear()
+        metadata: dict[str, Any] = {"stop_reason": None}
+        if self._usage is not None:
+            metadata["usage"] = plain(self._usage)
+        out.append(Finished(finish_reason(None, self._tool_calls), metadata))
+        self._finished = True
+        return out
 
     def feed(self, item: Any) -> list[Event]:
-        if isinstance(item, str):  # a raw "[DONE]" sentinel
+        if isinstance(item, str):  # a raw "[DONE]" sentinel: the server ended the stream
+            self._clean_end = item.strip() == "[DONE]"
             return []
         f = fields(item)
         if f.get("type") is not None:  # an event of the SDK's ChatCompletionStream
@@ -126,6 +149,9 @@ class OpenAIChatAdapter(Adapter):
             return self._end_response(FinishReason.ERROR, {"error": plain(error)})
         choices = f.get("choices") or ()
         response_id = f.get("id") or ""
+        self._clean_end = not choices and f.get("usage") is not None  # servers end with a usage-only chunk
+        if self._finished and (response_id == self._response_id if response_id else not _has_content(choices)):
+            return []  # the finished response's own chunk, repeated or late (a second finish_reason)
         if response_id and self._response_id and response_id != self._response_id:
             if not self._finished and self._choices:
                 raise ProviderProtocolError(
@@ -162,6 +188,62 @@ class OpenAIChatAdapter(Adapter):
             out.append(Finished(finish_reason(FINISH_REASONS.get(first), self._tool_calls), metadata))
             self._finished = True
         return out
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """The dominant chunk, read with the fewest lookups: ``(index, arguments)`` of a chunk whose only
+        payload is one ``tool_calls`` entry continuing a known call (no new id or name), else ``None``
+        and nothing changed (the chunk then goes to :meth:`feed`)."""
+        d = item if type(item) is dict else getattr(item, "__dict__", None)
+        if d is None or self._finished:
+            return None
+        choices = d.get("choices")
+        if (type(choices) is not list or len(choices) != 1 or d.get("usage") is not None
+                or d.get("error") is not None or d.get("type") is not None):
+            return None
+        response_id = d.get("id")
+        if response_id and response_id != self._response_id:
+            return None
+        choice = _dict(choices[0])
+        if choice is None or choice.get("finish_reason") is not None:
+            return None
+        number = choice.get("index")
+        state = self._choices.get(0 if number is None else number) if type(number) is int or number is None else None
+        delta = choice.get("delta")
+        if type(delta) is not dict:  # an SDK object: its fields, and the extra ones a server added
+            extra = getattr(delta, "__pydantic_extra__", None)
+            if extra and any(extra.get(name) for name in _PAYLOAD):
+                return None
+            delta = getattr(delta, "__dict__", None)
+            if type(delta) is not dict:
+                return None
+        if state is None:
+            return None
+        entries = delta.get("tool_calls")
+        if type(entries) is not list or len(entries) != 1:
+            return None
+        if len(delta) != 1:
+            for name, value in delta.items():
+                if value and name in _PAYLOAD and name != "tool_calls":
+                    return None
+        entry = _dict(entries[0])
+        if entry is None:
+            return None
+        index = entry.get("index")
+        key = state.current.get(index) if type(index) is int else None
+        if key is None:
+            return None
+        call = state.calls.get(key)
+        call_id = entry.get("id")
+        function = _dict(entry.get("function"))
+        if call is None or (call_id and call_id != call.id) or function is None or (
+                function.get("name") and not call.name):
+            return None
+        arguments = function.get("arguments")
+        slot = self._slots.get(key)
+        if type(arguments) is not str or not arguments or slot is None:
+            return None
+        state.last_call = key
+        return slot, arguments
 
     def _slot(self, state: _Choice, key: Any) -> int:
         if key not in self._slots:
@@ -252,7 +334,21 @@ def _number(value: Any, name: str) -> int:
     return value
 
 
+def _dict(obj: Any) -> Any:
+    """A wire dict as it is, an SDK (pydantic) object's field dict, else ``None``."""
+    return obj if type(obj) is dict else getattr(obj, "__dict__", None)
+
+
 _PAYLOAD = ("content", "refusal", "tool_calls", "function_call", "reasoning_content", "reasoning", "reasoning_details")
+
+
+def _has_content(choices: Any) -> bool:
+    """Whether any choice carries data (a finish alone does not count)."""
+    for choice in choices:
+        delta = get(choice, "delta")
+        if delta is not None and any(get(delta, name) for name in _PAYLOAD):
+            return True
+    return False
 
 
 def _has_payload(choices: Any) -> bool:
@@ -283,6 +379,11 @@ def _details(details: Any, metadata: dict[str, Any]) -> str:
         if fmt:
             metadata["reasoning_format"] = fmt
     return "".join(texts)
+
+
+def adapter(*, structured: bool = False) -> OpenAIChatAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return OpenAIChatAdapter(structured=structured)
 
 
 def to_events(stream: Iterable[Any], *, structured: bool = False) -> Iterator[Event]:

@@ -106,6 +106,7 @@ class ResponsesAdapter(Adapter):
         self._tool_calls = False  # this response streamed a function / custom tool call
         self._refused = False
         self._active = False  # a response is in progress (no terminal event yet)
+        self._ended = False  # a terminal event ended the last response and no other has started
 
     # -- routing ------------------------------------------------------------------
 
@@ -120,6 +121,7 @@ class ResponsesAdapter(Adapter):
         return item
 
     def _new_response(self) -> None:
+        self._ended = False
         self._by_output = {}
         self._by_id = {}
         self._tool_calls = False
@@ -135,6 +137,21 @@ class ResponsesAdapter(Adapter):
         if handler is None:
             return []
         return handler(self, item)
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """The dominant event, read with the fewest lookups: ``(index, delta)`` of a non-empty
+        ``function_call_arguments.delta`` for a function call item known by its ``item_id``, else
+        ``None`` and nothing changed (the item then goes to :meth:`feed`)."""
+        d = item if type(item) is dict else getattr(item, "__dict__", None)
+        if d is None or d.get("type") != "response.function_call_arguments.delta":
+            return None
+        text = d.get("delta")
+        item_id = d.get("item_id")
+        call = self._by_id.get(item_id) if type(item_id) is str else None
+        if call is None or call.kind != _FUNCTION or call.wrapper is not None or type(text) is not str or not text:
+            return None
+        call.sent.append(text)
+        return call.index, text
 
     def _created(self, event: Any) -> list[Event]:
         if self._active:
@@ -326,6 +343,8 @@ class ResponsesAdapter(Adapter):
         return index
 
     def _terminal(self, event: Any) -> list[Event]:
+        if self._ended:
+            return []  # the response has ended already: a repeated terminal event is ignored
         response = get(event, "response")
         status = get(response, "status") or get(event, "type", "").rpartition(".")[2]
         out: list[Event] = []
@@ -358,12 +377,14 @@ class ResponsesAdapter(Adapter):
             if error is not None:
                 meta["error"] = plain(error)
         self._active = False
+        self._ended = True
         self._by_output, self._by_id = {}, {}
         out.append(Finished(reason, meta))
         return out
 
     def _error(self, event: Any) -> list[Event]:
         self._active = False
+        self._ended = True
         self._by_output, self._by_id = {}, {}
         error = {k: get(event, k) for k in ("code", "message", "param") if get(event, k) is not None}
         nested = get(event, "error")  # some servers nest it
@@ -419,6 +440,11 @@ _HANDLERS = {
     "response.cancelled": ResponsesAdapter._terminal,
     "error": ResponsesAdapter._error,
 }
+
+
+def adapter() -> ResponsesAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return ResponsesAdapter()
 
 
 def to_events(stream: Iterable[Any]) -> Iterator[Event]:
