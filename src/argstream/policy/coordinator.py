@@ -38,6 +38,7 @@ from ..events import (
 )
 from ..stream import (
     StreamFinished, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolCallViolation, ToolStreamState,
+    pipeline_for,
 )
 from .config import DEFAULTS, ToolPolicy
 from .evaluation import evaluate
@@ -81,6 +82,7 @@ class ToolCallState:
     mode: RunMode | None = None
     status: CallStatus = CallStatus.PENDING
     response: str | None = None  # the answer for a call that did not run ("skipped", "skipped by user", ...)
+    response_index: int = 0  # which response of the stream the call belongs to (0 for the first)
     arguments: dict[str, Any] | None = None  # complete (after an edit: the edited ones)
     error: Exception | None = None  # the arguments were not a valid JSON object, or were cut off
     streaming: bool = True  # argument chunks may still arrive
@@ -94,6 +96,7 @@ class ToolCallState:
     violations: list[Any] = field(default_factory=list)  # schema violations proven (with tools=)
     reprompt: bool = False  # the current prompt asks again: the complete arguments differ from those shown
     prompts: int = 0  # prompts shown so far
+    early_prompt: bool = False  # the current prompt was made before the arguments were complete
     basis: dict[str, Any] = field(default_factory=dict, repr=False)  # the values the decision rested on
     policy: StreamingPolicyState | None = field(default=None, repr=False)
     completed_keys: list[str] = field(default_factory=list, repr=False)  # top-level parameters complete so far
@@ -218,8 +221,25 @@ class TurnCoordinator:
     it was the last one streaming), so no tokens are spent on the rest of an invalid call;
     ``"report"`` only records them on ``call.violations``.
 
-    ``run`` / ``arun`` drive it. Feeding :meth:`handle` yourself, carry out ``requests`` after
-    each event (``argstream.policy.drivers.serve_inline(co)`` does it on the calling thread).
+    ``run_at``: ``"finish"`` (the default) runs an approved call once its response has ended
+    without an error, so a call flushed in a response that then fails (an ``error`` event, a
+    dropped connection, a stream cut before its end) never runs; ``"flush"`` runs it as soon as
+    its arguments are complete and approved, before the response's outcome is known.
+
+    ``early_answer``: what a "yes" to a prompt made before the arguments were complete covers.
+    ``"shown"`` (the default): the parameters the prompt showed, and the one it showed as still
+    streaming; when the complete arguments hold any other, the call is shown again, whole, and
+    asked again before it runs. ``"call"``: the early answer covers the whole call, whatever
+    parameters follow.
+
+    ``run`` / ``arun`` drive it over provider events (``to_events(stream)``) or over the provider
+    stream itself (SDK objects or wire dicts; the fused path, with ``provider=`` and
+    ``provider_options=`` as for :func:`~argstream.stream.iter_tool_stream`). Feeding :meth:`handle`
+    yourself, carry out ``requests`` after each event (``argstream.policy.drivers.serve_inline(co)``
+    does it on the calling thread).
+
+    Calls are keyed by response and index: a stream of several responses (each numbering its calls
+    from 0) reports every call under its own name, id and arguments (``call.response_index``).
     """
 
     def __init__(
@@ -234,6 +254,10 @@ class TurnCoordinator:
         builder: EventBuilder | None = None,
         tools: Any = None,
         on_violation: str = "decline",
+        run_at: str = "finish",
+        early_answer: str = "shown",
+        provider: Any = None,
+        provider_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.policies = policies if policies is not None else {}
         self.prompt = prompt
@@ -243,11 +267,23 @@ class TurnCoordinator:
         self.execute = execute
         if on_violation not in ("decline", "report"):
             raise ValueError("on_violation is 'decline' or 'report'")
+        if run_at not in ("finish", "flush"):
+            raise ValueError("run_at is 'finish' or 'flush'")
+        if early_answer not in ("shown", "call"):
+            raise ValueError("early_answer is 'shown' or 'call'")
+        self.run_at = run_at
+        self.early_answer = early_answer
+        self.provider = provider
+        self.provider_options = provider_options
         if builder is not None and tools is not None:
             raise TypeError("pass tools= to your EventBuilder instead")
         self.on_violation = on_violation
         self.stream = ToolStreamState(lambda: builder if builder is not None else EventBuilder(tools=tools))
-        self.calls: dict[int, ToolCallState] = {}
+        self.calls: dict[int, ToolCallState] = {}  # every call of the stream, in order of first sight
+        self._live: dict[int, ToolCallState] = {}  # the current response's open calls, by event index
+        self._response = 0  # responses ended so far
+        self._held: list[ToolCallState] = []  # approved, complete, waiting for their response to end
+        self._pipeline: Any = None  # the fused pipeline, when handle() is fed a provider stream's items
         self.finish_reason: FinishReason | None = None
         self.cancel_requested = False
         self.cancelled = False
@@ -288,44 +324,105 @@ class TurnCoordinator:
     # -- sans-IO core ----------------------------------------------------------
 
     def handle(self, event: Any) -> None:
-        """Process one provider event (``Part``, ``Flush`` or ``Finished``); requests queue on ``requests``."""
+        """Process one provider event (``Part``, ``Flush`` or ``Finished``), or one item of a provider
+        stream (an SDK object or a decoded wire dict: the provider is detected from the first one, or
+        named by ``provider=``); requests queue on ``requests``."""
+        cls = type(event)
+        if cls is Part or cls is Flush or cls is Finished:
+            self._event(event)
+            return
+        pipeline = self._pipeline
+        if pipeline is None:
+            pipeline = self._pipeline = pipeline_for(self.provider, event, self.stream, self.provider_options)
+            if pipeline is None:
+                raise TypeError("a to_events-style provider: pass its events to handle(), not the stream items")
+        try:
+            hit = pipeline.hit(event)
+        except Exception:
+            hit = None
+        if hit is None:
+            try:
+                events = pipeline.events(event)
+            except Exception:
+                for finished in pipeline.failed_events():
+                    self._event(finished)
+                raise
+            for one in events:
+                self._event(one)
+            return
+        call = self._live.get(hit[0])
+        if call is None:
+            self._event(Part(hit[0], ToolCall(ArgumentChunk(hit[1]))))
+            return
+        if call.dropped:
+            call.dropped_chunks += 1
+            return
+        call.chunks += 1
+        for item in self.stream.argument(hit[0], hit[1]):
+            self.handle_item(item)
+        if self._answers:
+            self.apply_answers()
+
+    @property
+    def stream_over(self) -> bool:
+        """A provider stream fed item by item ended in ``Finished(ERROR)``: read no further item."""
+        return self._pipeline is not None and self._pipeline.over
+
+    def end_of_stream(self) -> None:
+        """A provider stream fed to :meth:`handle` item by item ended cleanly (the drivers call this)."""
+        if self._pipeline is not None:
+            for event in self._pipeline.end_events():
+                self._event(event)
+
+    def stream_failed(self) -> None:
+        """Iterating a provider stream fed to :meth:`handle` raised (the drivers call this, then re-raise)."""
+        if self._pipeline is not None:
+            for event in self._pipeline.failed_events():
+                self._event(event)
+
+    def _event(self, event: Any) -> None:
         if type(event) is Part and type(event.part) is ToolCall:
-            call = self.calls.get(event.index)
+            call = self._live.get(event.index)
             if call is None:
-                call = self.calls[event.index] = ToolCallState(event.index, _coordinator=self)
+                call = self._live[event.index] = ToolCallState(event.index, response_index=self._response,
+                                                              _coordinator=self)
+                self.calls[len(self.calls)] = call
             if type(event.part.part) is ArgumentChunk:
                 if call.dropped:
                     call.dropped_chunks += 1
                     return
                 call.chunks += 1
         elif type(event) is Flush:
-            call = self.calls.get(event.index)
+            call = self._live.get(event.index)
             if call is not None:
                 call.streaming = False  # whatever the flush brings, no more chunks come for it
                 if call.dropped:
+                    del self._live[event.index]
                     self.stream.discard(event.index)  # the partial arguments of a call that will not run
                     self._check_cancel()
                     self.apply_answers()
                     return
         elif type(event) is Finished:
-            for call in self.calls.values():
+            for call in self._live.values():
                 call.streaming = False
         for item in self.stream.feed(event):
             self.handle_item(item)
+        if type(event) is Flush:
+            self._live.pop(event.index, None)
         self.apply_answers()
 
     def handle_item(self, item: Any) -> None:
         """Process one stream item (what :meth:`handle` does with each item its event produced)."""
         cls = type(item)
         if cls is ToolCallArgumentProgress:
-            call = self.calls[item.index]
+            call = self._live[item.index]
             if call.dropped:
                 return
             self._render(item)
             self._progress(call, item)
             return
         if cls is ToolCallStarted:
-            call = self.calls[item.index]
+            call = self._live[item.index]
             self._render(item)
             call.id = call.id or item.id
             call.name = call.name or item.name
@@ -333,13 +430,13 @@ class TurnCoordinator:
                 self._start_policy(call)
             return
         if cls is ToolCallFailed:
-            call = self.calls[item.index]
+            call = self._live[item.index]
             if not call.dropped:
                 self._render(item)
             self._fail(call, item.error)
             return
         if cls is ToolCallViolation:
-            call = self.calls[item.index]
+            call = self._live[item.index]
             if call.dropped:
                 return
             self._render(item)
@@ -350,7 +447,7 @@ class TurnCoordinator:
                 self._reject(call, f"invalid arguments: {violation.message} (at {where})")
             return
         if cls is ToolCallFinished:
-            call = self.calls[item.index]
+            call = self._live[item.index]
             self._render(item)
             self._complete(call, item)
             return
@@ -358,8 +455,10 @@ class TurnCoordinator:
             self._render(item)
             self.finish_reason = item.reason
             self._finished_events = list(item.events) + list(item.incomplete)
-            for call in self.calls.values():
+            for call in self._live.values():
                 call.streaming = False
+            self._live.clear()
+            self._end_response(item.reason is not FinishReason.ERROR)
             return
         self._render(item)
 
@@ -438,6 +537,7 @@ class TurnCoordinator:
         shown = call.partial_arguments()  # what the prompt shows is what the decision rests on
         call.basis = shown
         call._shown_streaming = call._streaming_now()
+        call.early_prompt = not call.complete
         call.status = CallStatus.PROMPTING
         call.prompts += 1
         self.requests.append(Request("prompt", call, call.prompts))
@@ -474,9 +574,20 @@ class TurnCoordinator:
             call._backlog = []
         self._check_cancel()
 
+    def _end_response(self, ok: bool) -> None:
+        """The response ended: its approved calls run now, unless it ended in an error (then none does)."""
+        held, self._held = self._held, []
+        self._response += 1
+        for call in held:
+            if ok:
+                self._run_now(call)
+            else:
+                call.status = CallStatus.FAILED
+                call.response = "not run: the response ended in an error"
+
     def _check_cancel(self) -> None:
         """Cancel the stream when calls are being dropped and no other call is still streaming."""
-        live = [c for c in self.calls.values() if c.streaming]
+        live = [c for c in self._live.values() if c.streaming]
         if live and all(c.dropped for c in live):
             self.cancel_requested = True
 
@@ -500,7 +611,8 @@ class TurnCoordinator:
             call.policy.finish(arguments)
         if call.mode is None:
             self._decide(call, final, arguments)
-        elif final is not call.mode or not _agrees(call.basis, arguments):
+        elif (final is not call.mode or not _agrees(call.basis, arguments)
+              or (call.status is CallStatus.APPROVED and self._unseen(call, arguments))):
             # What was decided on is not what would run: decide again on the complete arguments.
             call.reprompt = call.prompts > 0
             call.status = CallStatus.PENDING
@@ -513,8 +625,25 @@ class TurnCoordinator:
             self._maybe_execute(call)
         self._check_cancel()
 
+    def _unseen(self, call: ToolCallState, arguments: Mapping[str, Any]) -> bool:
+        """A person approved this call early, and the complete arguments hold a parameter that the
+        prompt neither showed nor announced as still streaming (unless ``early_answer="call"``)."""
+        if call.prompts == 0 or self.early_answer == "call":
+            return False
+        shown = call.basis.keys()
+        return any(key not in shown and key != call._shown_streaming for key in arguments)
+
     def _maybe_execute(self, call: ToolCallState) -> None:
         if call.status is not CallStatus.APPROVED or not call.complete or call.executed or call.error is not None:
+            return
+        if self.run_at == "finish" and call.response_index == self._response:
+            if call not in self._held:
+                self._held.append(call)  # runs once its response has ended without an error
+            return
+        self._run_now(call)
+
+    def _run_now(self, call: ToolCallState) -> None:
+        if call.executed or call.status is not CallStatus.APPROVED:
             return
         call.executed = True
         if self.execute is not None:
@@ -573,6 +702,10 @@ class TurnCoordinator:
             else:
                 self._skip(call, SKIPPED_BY_USER)
         elif answer:
+            if call.arguments is not None and self._unseen(call, call.arguments):
+                call.reprompt = True  # the call completed while the prompt was open, with more than it showed
+                self._ask(call)
+                return
             call.status = CallStatus.APPROVED
             self._maybe_execute(call)
         else:
@@ -592,16 +725,19 @@ class TurnCoordinator:
 
     def result(self) -> TurnResult:
         """The calls (in index order), flushed events, finish reason and whether the stream was cancelled."""
-        calls = [self.calls[i] for i in sorted(self.calls)]
+        calls = list(self.calls.values())
         return TurnResult(calls, list(self.events), self.finish_reason, self.cancelled)
 
     def mark_cancelled(self) -> None:
-        """The driver cancelled the provider stream: no call streams any more."""
+        """The driver cancelled the provider stream: no call streams any more. Calls already approved and
+        complete run (the cancellation was this coordinator's own, for a declined call)."""
         self.cancelled = True
-        for call in self.calls.values():
+        for call in self._live.values():
             call.streaming = False
+        self._live.clear()
         if self.finish_reason is None:
             self.finish_reason = FinishReason.CANCELLED
+        self._end_response(True)
 
     def run(self, events: Iterable[Any], close: Callable[[], Any] | None = None) -> TurnResult:
         """Drive the coordinator over ``events``; prompts and edits run on a worker thread while the

@@ -76,16 +76,27 @@ def _driving(co: TurnCoordinator, on: bool) -> None:
         co.driving = on
 
 
+def _read(co: TurnCoordinator, iterator: Any) -> Any:
+    """The items of ``iterator``; at its clean end, or when it raises, the coordinator is told (a provider
+    stream fed item by item then gets its last events, or its ``Finished(ERROR)`` before the exception)."""
+    try:
+        yield from iterator
+    except Exception:
+        co.stream_failed()
+        raise
+    co.end_of_stream()
+
+
 def run_inline(co: TurnCoordinator, events: Iterable[Any], close: Callable[[], Any] | None = None) -> TurnResult:
     """Drive ``co`` over ``events`` with every callback on this thread, between events."""
     _driving(co, True)
     iterator = iter(events)
     try:
         try:
-            for event in iterator:
+            for event in _read(co, iterator):
                 co.handle(event)
                 serve_inline(co)
-                if co.cancel_requested:
+                if co.cancel_requested or co.stream_over:
                     break
         finally:
             if co.cancel_requested:
@@ -155,7 +166,7 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
     iterator = iter(events)
     try:
         try:
-            for event in iterator:
+            for event in _read(co, iterator):
                 worker.collect(block=False)
                 co.apply_answers()
                 dispatch()
@@ -163,7 +174,7 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
                     break
                 co.handle(event)
                 dispatch()
-                if co.cancel_requested:
+                if co.cancel_requested or co.stream_over:
                     break
         finally:
             if co.cancel_requested:
@@ -236,9 +247,16 @@ async def arun(
                 try:
                     event = finished.result()
                 except StopAsyncIteration:
+                    co.end_of_stream()
+                    dispatch()
                     break
+                except Exception:
+                    co.stream_failed()
+                    raise
                 co.handle(event)
                 dispatch()
+                if co.stream_over:
+                    break
         if co.cancel_requested:
             if next_event is not None:
                 next_event.cancel()
