@@ -139,7 +139,8 @@ def test_ask_prompts_early_with_partial_arguments_then_runs_with_complete_ones()
         seen.append((call.decided_at, call.partial_arguments(), call.complete))
         return True
 
-    co = TurnCoordinator(policies(), prompt=prompt, execute=lambda c: ran.append(c.arguments) or "ok")
+    co = TurnCoordinator(policies(), prompt=prompt, execute=lambda c: ran.append(c.arguments) or "ok",
+                         early_answer="call")
     result = co.run(events)
     assert seen == [(path_chunk(args), {"path": "src/main.rs"}, False)]
     call = result.calls[0]
@@ -148,6 +149,32 @@ def test_ask_prompts_early_with_partial_arguments_then_runs_with_complete_ones()
     assert call.chunks == len(pieces_of(args))
     assert not result.cancelled and result.finish_reason is FinishReason.TOOL_USE
     assert call.result_mode is ResultMode.UNATTENDED
+
+
+def test_an_early_yes_covers_only_what_the_prompt_showed() -> None:
+    """The default: "content" arrived after the early prompt, which never showed it, so the call is
+    shown again, whole, and runs only after a second yes."""
+    events, args = single_create()
+    seen: list[tuple] = []
+    ran: list[dict] = []
+
+    def prompt(call: ToolCallState) -> bool:
+        seen.append((call.partial_arguments(), call.complete, call.early_prompt, call.reprompt))
+        return True
+
+    result = TurnCoordinator(policies(), prompt=prompt, execute=lambda c: ran.append(c.arguments)).run(events)
+    assert seen == [({"path": "src/main.rs"}, False, True, False), (args, True, False, True)]
+    assert ran == [args] and result.calls[0].approved
+
+
+def test_a_no_to_the_second_prompt_runs_nothing() -> None:
+    events, args = single_create()
+    answers = iter([True, False])
+    ran: list[dict] = []
+    result = TurnCoordinator(policies(), prompt=lambda c: next(answers), execute=lambda c: ran.append(c.arguments)
+                             ).run(events)
+    call = result.calls[0]
+    assert ran == [] and call.skipped and call.response == "skipped by user" and call.prompts == 2
 
 
 def test_unattended_is_pre_approved_and_runs_when_complete() -> None:
@@ -352,7 +379,7 @@ def test_deferred_answer_applies_between_events() -> None:
             answered_at.append(pending[0].chunks)
             pending[0].approve()  # e.g. from a UI thread, while the arguments keep streaming
 
-    co = TurnCoordinator(policies(), prompt=lambda c: pending.append(c), render=render)
+    co = TurnCoordinator(policies(), prompt=lambda c: pending.append(c), render=render, early_answer="call")
     result = co.run(events)
     call = result.calls[0]
     assert answered_at and answered_at[0] > call.decided_at
@@ -362,7 +389,8 @@ def test_deferred_answer_applies_between_events() -> None:
 def test_answer_after_run_returns() -> None:
     events, args = single_create()
     ran: list[dict] = []
-    co = TurnCoordinator(policies(), prompt=lambda c: None, execute=lambda c: ran.append(c.arguments))
+    co = TurnCoordinator(policies(), prompt=lambda c: None, execute=lambda c: ran.append(c.arguments),
+                         early_answer="call")
     result = co.run(events)
     call = result.calls[0]
     assert call.status is CallStatus.PROMPTING and call.complete
@@ -394,7 +422,7 @@ def test_async_prompt_is_answered_while_the_arguments_stream() -> None:
             ran.append(call.arguments)
             return "done"
 
-        co = TurnCoordinator(policies(), prompt=prompt, execute=execute)
+        co = TurnCoordinator(policies(), prompt=prompt, execute=execute, early_answer="call")
         result = await co.arun(slow_events())
         return result, ran
 
@@ -463,7 +491,8 @@ def test_recorded_20k_create_file(key: str, module: Any) -> None:
     rec = RECORDINGS[key]
     (_, _, args), = rec.tool_calls
     # All the argument chunks, to find the one that completes "path".
-    approved = TurnCoordinator(policies(), prompt=lambda c: True).run(module.to_events(rec.items))
+    approved = TurnCoordinator(policies(), prompt=lambda c: True, early_answer="call").run(
+        module.to_events(rec.items))
     call = approved.calls[-1]
     assert call.arguments == args and call.approved
     total = call.chunks

@@ -78,8 +78,9 @@ def open_stream(fmt: str, url: str) -> tuple[Any, Any]:
 
 
 def deciding_chunk(items: list[dict], module: Any) -> tuple[int, int]:
-    """(argument chunk that decides, argument chunks in all), from a run that approves."""
-    result = TurnCoordinator(POLICIES, prompt=lambda c: True).run(module.to_events(items))
+    """(argument chunk that decides, argument chunks in all), from a run that approves (the early answer
+    covering the call, so that the decision stays the early one)."""
+    result = TurnCoordinator(POLICIES, prompt=lambda c: True, early_answer="call").run(module.to_events(items))
     call = result.calls[-1]
     assert call.decided_at is not None
     return call.decided_at, call.chunks

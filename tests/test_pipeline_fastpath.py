@@ -1,0 +1,258 @@
+"""The fused pipeline (an adapter's ``chunk`` fast path straight into the call's parser) gives exactly the
+items of the generic path (every wire item through ``to_events`` and ``ToolStreamState.feed``).
+
+The generic path is selected by passing the provider's ``to_events`` function instead of its module.
+Random streams of every provider with a fast path: random event mixes, parallel calls, random
+chunkings, unknown event types, empty deltas, several responses, and random mutations (items
+dropped, repeated, swapped), on both backends.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from argstream import ArgumentStreamError, EventBuilder
+from argstream.policy import RunMode, TurnCoordinator
+from argstream.providers import anthropic, openai_chat, openai_responses
+from argstream.stream import StreamFinished, ToolCallArgumentProgress, ToolCallFinished, iter_tool_stream
+
+MODULES = {"anthropic": anthropic, "openai_chat": openai_chat, "openai_responses": openai_responses}
+
+
+def canon(item: Any) -> Any:
+    """An item as comparable data: every field, timestamps left out."""
+    if isinstance(item, ToolCallArgumentProgress):
+        completed = None if item.completed is None else (item.completed.path, json.dumps(item.completed.value))
+        return ("progress", item.tool_call_id, item.tool_name, item.path, repr(item.leaf), completed, item.index,
+                repr(item.fragment))
+    if isinstance(item, StreamFinished):
+        return ("finished", item.reason, [canon_event(e) for e in item.events],
+                [canon_event(e) for e in item.incomplete], json.dumps(dict(item.metadata), sort_keys=True, default=str))
+    if isinstance(item, ToolCallFinished):
+        return ("call", item.id, item.name, json.dumps(item.arguments), error_of(item.error), item.index)
+    error = getattr(item, "error", None)
+    if isinstance(error, ArgumentStreamError):
+        return (type(item).__name__, item.id, item.name, error_of(error), item.index)
+    return repr(item)
+
+
+def canon_event(event: Any) -> Any:
+    kind = event.kind
+    fields = {k: getattr(kind, k) for k in kind.__dataclass_fields__}
+    if "error" in fields:
+        fields["error"] = error_of(fields["error"])
+    return (type(kind).__name__, json.dumps(fields, sort_keys=True, default=repr),
+            json.dumps(dict(event.metadata), sort_keys=True, default=str))
+
+
+def error_of(error: Any) -> Any:
+    return None if error is None else (type(error).__name__, error.msg, error.pos)
+
+
+def run(items: list[Any], fmt: str, fast: bool, make_parser: Any) -> list[Any]:
+    module = MODULES[fmt]
+    provider = module if fast else module.to_events
+    out: list[Any] = []
+    factory = (lambda: EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, max_depth=64,
+                                                                      flat=True)))
+    try:
+        for item in iter_tool_stream(items, provider, builder_factory=factory):
+            out.append(canon(item))
+    except Exception as exc:  # noqa: BLE001 - the same error either way
+        out.append(("raised", type(exc).__name__, str(exc)))
+    return out
+
+
+# -- random streams ------------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def split(text: str, rng: random.Random) -> list[str]:
+    pieces, i = [], 0
+    while i < len(text):
+        n = rng.randint(0, 9)  # 0: an empty delta
+        pieces.append(text[i:i + n])
+        i += n
+    return pieces
+
+
+def argument_text(value: Any, rng: random.Random) -> str:
+    text = json.dumps(value)
+    roll = rng.random()
+    if roll < 0.1:
+        return text[: rng.randint(0, len(text))]  # cut off
+    if roll < 0.15:
+        return text + "}"  # invalid
+    return text
+
+
+def anthropic_stream(responses: list[list[Any]], rng: random.Random) -> list[Any]:
+    items: list[Any] = []
+    for r, blocks in enumerate(responses):
+        items.append({"type": "message_start", "message": {"id": f"msg_{r}", "content": []}})
+        for index, args in enumerate(blocks):
+            if args is None:
+                items.append({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
+                items.append({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": "hi"}})
+            else:
+                items.append({"type": "content_block_start", "index": index,
+                              "content_block": {"type": "tool_use", "id": f"toolu_{r}_{index}", "name": "tool", "input": {}}})
+                for piece in split(argument_text(args, rng), rng):
+                    items.append({"type": "content_block_delta", "index": index,
+                                  "delta": {"type": "input_json_delta", "partial_json": piece}})
+                    if rng.random() < 0.05:
+                        items.append({"type": "ping"})
+            items.append({"type": "content_block_stop", "index": index})
+        items.append({"type": "message_delta", "delta": {"stop_reason": "tool_use"}})
+        items.append({"type": "message_stop"})
+    return items
+
+
+def chat_stream(responses: list[list[Any]], rng: random.Random) -> list[Any]:
+    items: list[Any] = []
+    for r, calls in enumerate(responses):
+        rid = f"chatcmpl-{r}"
+        queues = []
+        for index, args in enumerate(calls):
+            text = argument_text(args if args is not None else {}, rng)
+            first = {"index": index, "id": f"call_{r}_{index}", "type": "function",
+                     "function": {"name": "tool", "arguments": ""}}
+            queues.append([first] + [{"index": index, "function": {"arguments": p}} for p in split(text, rng)])
+        while any(queues):
+            queue = rng.choice([q for q in queues if q])
+            entry = queue.pop(0)
+            delta: dict[str, Any] = {"tool_calls": [entry]}
+            if rng.random() < 0.05:
+                delta["content"] = "x"
+            if rng.random() < 0.1:
+                delta["role"] = "assistant"
+            items.append({"id": rid, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]})
+        items.append({"id": rid, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return items
+
+
+def responses_stream(responses: list[list[Any]], rng: random.Random) -> list[Any]:
+    items: list[Any] = []
+    for r, calls in enumerate(responses):
+        items.append({"type": "response.created", "response": {"id": f"resp_{r}"}})
+        for index, args in enumerate(calls):
+            text = argument_text(args if args is not None else {}, rng)
+            item_id = f"fc_{r}_{index}"
+            items.append({"type": "response.output_item.added", "output_index": index,
+                          "item": {"type": "function_call", "id": item_id, "call_id": f"call_{r}_{index}",
+                                   "name": "tool", "arguments": ""}})
+            for piece in split(text, rng):
+                items.append({"type": "response.function_call_arguments.delta", "item_id": item_id,
+                              "output_index": index, "delta": piece})
+            if rng.random() < 0.5:
+                items.append({"type": "response.function_call_arguments.done", "item_id": item_id,
+                              "output_index": index, "arguments": text})
+            items.append({"type": "response.output_item.done", "output_index": index,
+                          "item": {"type": "function_call", "id": item_id, "call_id": f"call_{r}_{index}",
+                                   "name": "tool", "arguments": text}})
+        items.append({"type": "response.completed", "response": {"id": f"resp_{r}", "status": "completed",
+                                                                 "output": []}})
+    return items
+
+
+STREAMS = {"anthropic": anthropic_stream, "openai_chat": chat_stream, "openai_responses": responses_stream}
+
+
+def mutate(items: list[Any], rng: random.Random) -> list[Any]:
+    items = list(items)
+    for _ in range(rng.randint(0, 3)):
+        if not items:
+            break
+        i = rng.randrange(len(items))
+        roll = rng.random()
+        if roll < 0.3:
+            del items[i]
+        elif roll < 0.6:
+            items.insert(i, items[i])
+        elif roll < 0.8 and i + 1 < len(items):
+            items[i], items[i + 1] = items[i + 1], items[i]
+        else:
+            items.insert(i, {"type": "unknown.event", "choices": "nope", "index": [1]})
+    return items
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(responses=st.lists(st.lists(st.one_of(st.none(), st.dictionaries(st.text(max_size=4), json_values,
+                                                                        max_size=3)), min_size=1, max_size=3),
+                          min_size=1, max_size=2),
+       seed=st.integers(0, 2**32), mutated=st.booleans())
+def test_fast_path_gives_the_generic_items(fmt: str, responses: list[list[Any]], seed: int, mutated: bool,
+                                           make_parser: Any) -> None:
+    rng = random.Random(seed)
+    items = STREAMS[fmt](responses, rng)
+    if mutated:
+        items = mutate(items, rng)
+    assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+def test_fast_path_is_taken_for_argument_deltas(fmt: str) -> None:
+    """Most wire items of a long call never reach the adapter's generic ``feed``."""
+    rng = random.Random(7)
+    items = STREAMS[fmt]([[{"content": "x" * 3000}]], rng)
+    adapter = MODULES[fmt].adapter()
+    generic = 0
+    original = adapter.feed
+
+    def counting(item: Any) -> Any:
+        nonlocal generic
+        generic += 1
+        return original(item)
+
+    adapter.feed = counting  # type: ignore[method-assign]
+    from argstream.stream import StreamPipeline, ToolStreamState
+
+    pipeline = StreamPipeline(adapter, ToolStreamState())
+    out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
+    assert isinstance(out[-1], StreamFinished)
+    deltas = sum(1 for item in items if _argument_delta(item))
+    assert deltas > 200 and generic == len(items) - deltas
+
+
+def _argument_delta(item: dict) -> bool:
+    """A non-empty argument delta of a call already started (what every fast path takes)."""
+    if item.get("type") == "content_block_delta":
+        return bool(item["delta"].get("partial_json"))
+    if item.get("type") == "response.function_call_arguments.delta":
+        return bool(item["delta"])
+    if "choices" in item and item["choices"][0].get("finish_reason") is None:
+        delta = item["choices"][0]["delta"]
+        entry = delta["tool_calls"][0]
+        return "id" not in entry and not delta.get("content") and bool(entry["function"]["arguments"])
+    return False
+
+
+def test_coordinator_fed_the_wire_items_decides_as_when_fed_events(make_parser: Any) -> None:
+    rng = random.Random(3)
+    items = anthropic_stream([[{"path": "src/a", "content": "y" * 500}, {"path": "/etc/x"}]], rng)
+    from argstream.policy import RunRule
+    from argstream.policy.matchers import PrefixMatcher
+    from argstream.policy.rules import ParamCondition
+
+    rules = [RunRule(RunMode.UNATTENDED, ParamCondition("/path", PrefixMatcher("src/"))), RunRule(RunMode.SKIP)]
+
+    def outcome(source: Any) -> list[Any]:
+        builder = EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, flat=True))
+        ran: list[Any] = []
+        result = TurnCoordinator({"tool": rules}, builder=builder, execute=lambda c: ran.append(c.arguments),
+                                 provider="anthropic").run(source)
+        return [(c.id, c.status, c.decided_at, c.chunks, c.dropped_chunks) for c in result.calls] + [ran]
+
+    assert outcome(items) == outcome(list(anthropic.to_events(items)))
