@@ -56,7 +56,24 @@ TABLE = [
     ("prefix", "src/", "path", "src/lib.rs", True),
     ("prefix", "src/", "path", "src-old/x", False),
     ("prefix", "src", "path", "src/lib.rs", True),
-    ("prefix", "src/", "path", "src", True),
+    ("prefix", "src/", "path", "src", False),  # a prefix ending in "/" holds strictly under it
+    ("prefix", "src/", "path", "src/.", False),
+    ("prefix", "src/", "path", "src/a/..", False),
+    ("prefix", "src/", "path", "src//", False),
+    ("prefix", "src", "path", "src", True),  # without the "/", the directory itself too
+    ("prefix", "src", "path", "src/a", True),
+    ("prefix", "/", "path", "/", False),
+    ("prefix", "/", "path", "/etc", True),
+    ("prefix", "src/", "path", "src/a.", False),  # Windows drops a trailing dot or space: src/a
+    ("prefix", "src/", "path", "src/a ", False),
+    ("prefix", "src/", "path", "src./x", False),
+    ("prefix", "src/", "path", "src /x", False),
+    ("prefix", "src/", "path", "src/.../x", False),
+    ("prefix", "src/", "path", "src/a::$DATA", False),  # NTFS streams and drives
+    ("prefix", "src/", "path", "src/a:s", False),
+    ("prefix", "src/", "path", "C:/src/a", False),
+    ("prefix", "src/", "path", "src/.a", True),
+    ("prefix", "src/", "path", "src/a b/c", True),
     ("prefix", "src/", "path", "./src//lib.rs", True),
     ("prefix", "src/", "path", "src/../etc/passwd", False),
     ("prefix", "src/", "path", "lib/../src/main.rs", True),
@@ -251,6 +268,11 @@ def test_non_ecmascript_syntax_is_an_error(pattern: str) -> None:
         (("prefix", "src/", "path"), ("prefix", "src/lib/", "path"), True),
         (("prefix", "src/", "path"), ("prefix", "src-old/", "path"), False),
         (("prefix", "src/lib", "path"), ("prefix", "src/", "path"), False),
+        (("prefix", "src", "path"), ("prefix", "src/", "path"), True),
+        (("prefix", "src/", "path"), ("prefix", "src", "path"), False),  # "src" itself is not under src/
+        (("prefix", "src/", "path"), ("prefix", "src/a", "path"), True),
+        (("prefix", "src/", "path"), ("prefix", "src/", "path"), True),
+        (("prefix", "src/", "path"), ("const", "src", "path"), False),
         (("prefix", "ab", "string"), ("prefix", "abc", "string"), True),
         (("prefix", "ab", "string"), ("const", "abx", "string"), True),
         (("prefix", "ab", "string"), ("const", "xab", "string"), False),

@@ -7,10 +7,12 @@ whose ``problems`` each name the tool, the rule number (1-based, in the
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import warnings
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -27,6 +29,10 @@ else:  # pragma: no cover - exercised on 3.10 only
 __all__ = ["ToolPolicy", "PolicyProblem", "PolicyError", "PolicyWarning", "load_policies", "DEFAULTS"]
 
 DEFAULTS = "*"
+_TOP_KEYS = ("tools",)
+_TOOL_KEYS = ("policy",)
+_RULE_KEYS = ("mode", "arg", "match", *MATCHER_KEYWORDS)
+_QUANTIFIERS = ("any", "all")
 _FIELDS: dict[str, type[RunMode] | type[ResultMode]] = {"run": RunMode, "result": ResultMode}
 _DEFAULT_MODE: dict[str, Mode] = {"run": RunMode.ASK, "result": ResultMode.UNATTENDED}
 
@@ -80,6 +86,21 @@ class PolicyWarning(UserWarning):
     """A policy that loads but probably is not what was meant (no catch-all, an undeclared tool)."""
 
 
+def _nearest(name: object, valid: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the valid name closest to ``name``, else the list of valid names."""
+    valid = list(valid)
+    close = difflib.get_close_matches(str(name), valid, n=1, cutoff=0.5)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (expected {', '.join(repr(v) for v in valid) or 'none'})"
+
+
+def _table(*path: str) -> str:
+    """A table's name as written in TOML: ``[tools.fs_delete.policy]``."""
+    bare = re.compile(r"[A-Za-z0-9_-]+\Z")
+    return "[" + ".".join(p if bare.match(p) else '"' + p.replace('"', '\\"') + '"' for p in path) + "]"
+
+
 @dataclass(frozen=True)
 class _RawRule:
     number: int  # 1-based
@@ -87,6 +108,7 @@ class _RawRule:
     arg: str | None = None
     keyword: str | None = None
     value: Any = None
+    match: str | None = None
 
 
 class _Loader:
@@ -134,9 +156,10 @@ class _Loader:
         if not isinstance(item, Mapping):
             bad(f"a rule is a table like {{ mode = \"ask\" }}, not {type(item).__name__}")
             return None
-        unknown = [k for k in item if k not in MATCHER_KEYWORDS and k not in ("mode", "arg")]
+        unknown = [k for k in item if k not in _RULE_KEYS]
         if unknown:
-            bad(f"unknown key {unknown[0]!r} (a rule has mode, arg and one of {', '.join(MATCHER_KEYWORDS)})")
+            bad(f"unknown key {unknown[0]!r}{_nearest(unknown[0], _RULE_KEYS)}; a rule has mode, arg, match "
+                f"and one of {', '.join(MATCHER_KEYWORDS)}")
             return None
         if "mode" not in item:
             bad("the rule has no mode")
@@ -160,8 +183,16 @@ class _Loader:
         if arg is not None and not isinstance(arg, str):
             bad(f"arg must be a JSON Pointer string, not {type(arg).__name__}")
             return None
+        match = item.get("match")
+        if match is not None:
+            if match not in _QUANTIFIERS:
+                bad(f"match is 'all' or 'any', not {match!r}")
+                return None
+            if arg is None:
+                bad(f"match = {match!r} needs an arg and a matcher: a catch-all has nothing to quantify")
+                return None
         keyword = keywords[0] if keywords else None
-        return _RawRule(number, mode, arg, keyword, item[keyword] if keyword else None)
+        return _RawRule(number, mode, arg, keyword, item[keyword] if keyword else None, match)
 
     # -- typed rules -----------------------------------------------------------
 
@@ -192,7 +223,7 @@ class _Loader:
                     continue
             try:
                 matcher = make_matcher(raw.keyword, raw.value, param_type)  # type: ignore[arg-type]
-                condition = ParamCondition(raw.arg, matcher)
+                condition = ParamCondition(raw.arg, matcher, raw.match)
             except ValueError as exc:
                 self.problem(label, str(exc), raw.number, name)
                 ok = False
@@ -297,6 +328,11 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     data = _read(path_or_text)
     decls = tool_declarations(tools) if tools is not None else None
     loader = _Loader(decls)
+    for key in data:
+        if key not in _TOP_KEYS:
+            where = "table" if isinstance(data[key], Mapping) else "key"
+            loader.problem(None, f"unknown top-level {where} {key!r}{_nearest(key, _TOP_KEYS)}: a policy file holds "
+                                 "[tools.<name>.policy] tables only")
     table = data.get("tools", {})
     if not isinstance(table, Mapping):
         raise PolicyError([PolicyProblem(None, "'tools' must be a table")])
@@ -304,8 +340,17 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     configured: dict[str, dict[str, list[_RawRule] | None]] = {}
     for tool, entry in table.items():
         if not isinstance(entry, Mapping):
-            loader.problem(tool, "a tool's configuration must be a table", None, "policy")
+            loader.problem(tool, f"a tool's configuration must be a table like {_table('tools', tool, 'policy')}",
+                           None, "policy")
             continue
+        for key in entry:
+            if key in _TOOL_KEYS:
+                continue
+            if key in _FIELDS:
+                hint = f" ({key} belongs in {_table('tools', tool, 'policy')})"
+            else:
+                hint = _nearest(key, _TOOL_KEYS)
+            loader.problem(tool, f"unknown key {key!r} in {_table('tools', tool)}{hint}", None, "policy")
         policy = entry.get("policy")
         if policy is None:
             continue
@@ -315,7 +360,8 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
         fields: dict[str, list[_RawRule] | None] = {}
         for key, value in policy.items():
             if key not in _FIELDS:
-                loader.problem(tool, f"unknown policy key {key!r} (expected run or result)", None, "policy")
+                loader.problem(tool, f"unknown policy key {key!r} in {_table('tools', tool, 'policy')}"
+                                     f"{_nearest(key, _FIELDS)}", None, "policy")
                 continue
             fields[key] = loader.parse_field(tool, key, value)
         configured[tool] = fields
@@ -327,8 +373,11 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     for tool in names:
         decl = decls.get(tool) if decls is not None else None
         if decls is not None and decl is None:
-            known = ", ".join(repr(t) for t in decls) or "none"
-            loader.problem(tool, f"no tool is named {tool!r} (declared tools: {known}); a typo here would let "
+            close = difflib.get_close_matches(tool, list(decls), n=1, cutoff=0.5)
+            known = "declared tools: " + (", ".join(repr(t) for t in decls) or "none")
+            if close:
+                known += f"; did you mean {close[0]!r}?"
+            loader.problem(tool, f"no tool is named {tool!r} ({known}); a typo here would let "
                                  "the call fall to the defaults", None, "policy")
             continue
         policies: dict[str, RunPolicy | None] = {}

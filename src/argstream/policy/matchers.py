@@ -72,10 +72,15 @@ def json_equal(a: Any, b: Any) -> bool:
 def path_components(value: str) -> tuple[bool, tuple[str, ...]] | None:
     """``(absolute, components)`` of a path from the model after normalising, or ``None`` when it may
     escape every prefix: it climbs above its start (``src/../../x``, ``../x``), holds a NUL (which
-    truncates it for the OS) or a backslash (a separator on Windows, a plain character elsewhere).
+    truncates it for the OS), or a part Windows reads otherwise than it is written: a backslash (a
+    separator there), a ``:`` (a drive, or an alternate data stream: ``a::$DATA``, ``a:s``), or a
+    trailing dot or space (dropped there: ``src. /x`` is ``src/x``).
     """
-    if "\x00" in value or "\\" in value:
+    if "\x00" in value or "\\" in value or ":" in value:
         return None
+    for part in value.split("/"):
+        if part and part not in (".", "..") and part[-1] in ". ":
+            return None
     absolute, parts = normalize_path(value)
     if parts and parts[0] == "..":
         return None
@@ -251,21 +256,30 @@ class PrefixMatcher(TypedMatcher):
 @dataclass(frozen=True)
 class PathPrefixMatcher(PrefixMatcher):
     """``prefix`` on a path: compared by components (see :func:`path_components`); a value that could
-    escape the prefix (a ``..`` segment, a NUL, an absolute value against a relative prefix) never matches.
+    escape the prefix (a ``..`` segment, a NUL, an absolute value against a relative prefix) or that
+    Windows would read otherwise never matches. A prefix that ends in ``/`` holds only for paths
+    strictly under it: ``src/`` holds for ``src/a``, not for ``src``, ``src/.`` or ``src/a/..``.
 
     Used for every parameter declared ``"format": "path"``, and for any prefix that contains ``/``.
     """
 
     types: ClassVar[frozenset[str] | None] = STRING_TYPES
     parts: tuple[bool, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    strict: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "parts", normalize_path(self.prefix))
+        object.__setattr__(self, "strict", self.prefix.endswith("/"))
 
-    def _holds(self, absolute: bool, parts: tuple[str, ...]) -> bool:
+    def _holds(self, absolute: bool, parts: tuple[str, ...], strict: bool = False) -> bool:
+        """The prefix holds for ``parts`` (and, with ``strict``, for every path strictly under them)."""
         mine_abs, mine = self.parts
-        return absolute == mine_abs and parts[: len(mine)] == mine
+        if absolute != mine_abs or parts[: len(mine)] != mine:
+            return False
+        if not self.strict:
+            return True
+        return len(parts) > len(mine) or (strict and len(parts) == len(mine))
 
     def matches(self, value: Any) -> bool:
         if not isinstance(value, str):
@@ -275,7 +289,7 @@ class PathPrefixMatcher(PrefixMatcher):
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, PathPrefixMatcher):
-            return self._holds(*other.parts)
+            return self._holds(*other.parts, strict=other.strict)
         return TypedMatcher.covers(self, other)
 
 
