@@ -31,7 +31,7 @@ __all__ = ["ToolPolicy", "PolicyProblem", "PolicyError", "PolicyWarning", "load_
 DEFAULTS = "*"
 _TOP_KEYS = ("tools",)
 _TOOL_KEYS = ("policy",)
-_RULE_KEYS = ("mode", "arg", "match", *MATCHER_KEYWORDS)
+_RULE_KEYS = ("mode", "arg", "match", *MATCHER_KEYWORDS, "pattern_timeout")
 _QUANTIFIERS = ("any", "all")
 _FIELDS: dict[str, type[RunMode] | type[ResultMode]] = {"run": RunMode, "result": ResultMode}
 _DEFAULT_MODE: dict[str, Mode] = {"run": RunMode.ASK, "result": ResultMode.UNATTENDED}
@@ -109,6 +109,7 @@ class _RawRule:
     keyword: str | None = None
     value: Any = None
     match: str | None = None
+    pattern_timeout: Any = None
 
 
 class _Loader:
@@ -158,8 +159,8 @@ class _Loader:
             return None
         unknown = [k for k in item if k not in _RULE_KEYS]
         if unknown:
-            bad(f"unknown key {unknown[0]!r}{_nearest(unknown[0], _RULE_KEYS)}; a rule has mode, arg, match "
-                f"and one of {', '.join(MATCHER_KEYWORDS)}")
+            bad(f"unknown key {unknown[0]!r}{_nearest(unknown[0], _RULE_KEYS)}; a rule has mode, arg, match, "
+                f"one of {', '.join(MATCHER_KEYWORDS)} and, with pattern, pattern_timeout")
             return None
         if "mode" not in item:
             bad("the rule has no mode")
@@ -192,7 +193,11 @@ class _Loader:
                 bad(f"match = {match!r} needs an arg and a matcher: a catch-all has nothing to quantify")
                 return None
         keyword = keywords[0] if keywords else None
-        return _RawRule(number, mode, arg, keyword, item[keyword] if keyword else None, match)
+        timeout = item.get("pattern_timeout")
+        if timeout is not None and keyword != "pattern":
+            bad("pattern_timeout bounds a 'pattern' rule's search; this rule has no pattern")
+            return None
+        return _RawRule(number, mode, arg, keyword, item[keyword] if keyword else None, match, timeout)
 
     # -- typed rules -----------------------------------------------------------
 
@@ -222,7 +227,8 @@ class _Loader:
                     ok = False
                     continue
             try:
-                matcher = make_matcher(raw.keyword, raw.value, param_type)  # type: ignore[arg-type]
+                matcher = make_matcher(raw.keyword, raw.value, param_type,  # type: ignore[arg-type]
+                                       pattern_timeout=raw.pattern_timeout)
                 condition = ParamCondition(raw.arg, matcher, raw.match)
             except ValueError as exc:
                 self.problem(label, str(exc), raw.number, name)

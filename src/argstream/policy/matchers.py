@@ -12,12 +12,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._ecma_regex import LinearPattern, compile_linear
+from ._ecma_regex import BoundedPattern, LinearPattern, PatternTimeout, compile_guarded
 
 __all__ = [
     "TypedMatcher", "ConstMatcher", "EnumMatcher", "PatternMatcher", "PrefixMatcher", "PathPrefixMatcher",
     "MinimumMatcher", "MaximumMatcher", "ExclusiveMinimumMatcher", "ExclusiveMaximumMatcher",
-    "MATCHER_KEYWORDS", "make_matcher", "json_equal", "json_type", "normalize_path", "path_components",
+    "MATCHER_KEYWORDS", "make_matcher", "PatternTimeout", "json_equal", "json_type", "normalize_path", "path_components",
 ]
 
 STRING_TYPES = frozenset({"string", "path"})
@@ -203,17 +203,24 @@ class EnumMatcher(TypedMatcher):
 
 @dataclass(frozen=True)
 class PatternMatcher(TypedMatcher):
-    """``pattern``: the ECMAScript regular expression finds a match in the string."""
+    """``pattern``: the ECMAScript regular expression finds a match in the string.
+
+    It runs on the linear-time engine (RE2). A pattern that needs backtracking (a lookaround, a
+    backreference) is refused unless ``timeout`` (the rule's ``pattern_timeout``, seconds per
+    search) bounds it; such a search that runs out raises :class:`PatternTimeout`, which a rule
+    reads as the answer that does not let the call through (see :meth:`RunRule.holds`).
+    """
 
     keyword: ClassVar[str] = "pattern"
     types: ClassVar[frozenset[str] | None] = STRING_TYPES
     pattern: str
-    regex: LinearPattern = field(init=False, repr=False, compare=False)
+    timeout: float | None = None
+    regex: LinearPattern | BoundedPattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.pattern, str):
             raise ValueError(f"'pattern' takes a string, not {_type_name(self.pattern)}")
-        object.__setattr__(self, "regex", compile_linear(self.pattern))
+        object.__setattr__(self, "regex", compile_guarded(self.pattern, self.timeout))
 
     def matches(self, value: Any) -> bool:
         return isinstance(value, str) and self.regex.search(value)
@@ -221,6 +228,8 @@ class PatternMatcher(TypedMatcher):
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, PatternMatcher):
             return other.pattern == self.pattern
+        if isinstance(self.regex, BoundedPattern):
+            return False  # a bounded search may not answer: never call a later rule dead on it
         return super().covers(other)
 
     @property
@@ -398,12 +407,19 @@ MATCHER_KEYWORDS: dict[str, type[TypedMatcher]] = {
 }
 
 
-def make_matcher(keyword: str, value: Any, param_type: str | None = None) -> TypedMatcher:
+def make_matcher(
+    keyword: str, value: Any, param_type: str | None = None, *, pattern_timeout: float | None = None
+) -> TypedMatcher:
     """The matcher for ``keyword = value`` on a parameter of ``param_type`` (``"path"`` picks path prefixes).
 
-    Raises ``ValueError`` for an unknown keyword or a malformed value (checking the value
-    against ``param_type`` is :meth:`TypedMatcher.check`'s job).
+    ``pattern_timeout`` (seconds, ``pattern`` only) lets a pattern that needs a backtracking engine
+    run on one, each search bounded by it. Raises ``ValueError`` for an unknown keyword or a
+    malformed value (checking the value against ``param_type`` is :meth:`TypedMatcher.check`'s job).
     """
+    if pattern_timeout is not None and keyword != "pattern":
+        raise ValueError(f"pattern_timeout applies to a 'pattern' rule, not to '{keyword}'")
+    if keyword == "pattern":
+        return PatternMatcher(value, pattern_timeout)
     if keyword == "prefix" and (param_type == "path" or (isinstance(value, str) and "/" in value)):
         return PathPrefixMatcher(value)
     cls = MATCHER_KEYWORDS.get(keyword)

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union, overload
 
-from .matchers import TypedMatcher
+from .matchers import PatternTimeout, TypedMatcher
 from .modes import ResultMode, RunMode
 from .schema import parse_pointer
 
@@ -74,26 +74,35 @@ class ParamCondition:
             else:
                 yield DEAD_END
 
-    def holds(self, value: Any, every: bool | None = None) -> bool:
+    def test(self, value: Any, on_timeout: bool = False) -> bool:
+        """The matcher accepts one reached ``value``; ``on_timeout`` when a bounded pattern ran out of time."""
+        try:
+            return self.matcher.matches(value)
+        except PatternTimeout:
+            return on_timeout
+
+    def holds(self, value: Any, every: bool | None = None, on_timeout: bool = False) -> bool:
         """The condition holds for the complete value of :attr:`parameter`.
 
-        ``every`` picks the quantifier (``None``: this condition's ``match``, else ``any``).
+        ``every`` picks the quantifier (``None``: this condition's ``match``, else ``any``);
+        ``on_timeout`` is what a bounded pattern search that runs out of time counts as.
         """
-        return self.holds_below(self.rest, value, every)
+        return self.holds_below(self.rest, value, every, on_timeout)
 
-    def holds_below(self, rest: Sequence[str], value: Any, every: bool | None = None) -> bool:
+    def holds_below(self, rest: Sequence[str], value: Any, every: bool | None = None,
+                    on_timeout: bool = False) -> bool:
         """The values reached from ``value`` by ``rest`` match: any of them, or (``every``) all of them."""
         if every is None:
             every = self.match == "all"
-        matches = self.matcher.matches
+        test = self.test
         if every:
             seen = False
             for v in self.reached(rest, value):
-                if v is DEAD_END or not matches(v):
+                if v is DEAD_END or not test(v, on_timeout):
                     return False
                 seen = True
             return seen
-        return any(v is not DEAD_END and matches(v) for v in self.reached(rest, value))
+        return any(v is not DEAD_END and test(v, on_timeout) for v in self.reached(rest, value))
 
     def holds_for(self, arguments: dict[str, Any], every: bool | None = None) -> bool:
         """The condition holds for a complete argument object."""
@@ -119,9 +128,15 @@ class RunRule:
             return self.condition.match == "all"
         return grants(self.mode)
 
+    @property
+    def on_timeout(self) -> bool:
+        """What a bounded pattern search that runs out of time counts as: the answer that lets nothing
+        through unasked (no match for a rule that grants, a match for one that skips or asks)."""
+        return not grants(self.mode)
+
     def holds(self, value: Any) -> bool:
         """The condition holds for the complete value of its parameter (a catch-all always holds)."""
-        return self.condition is None or self.condition.holds(value, self.every)
+        return self.condition is None or self.condition.holds(value, self.every, self.on_timeout)
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ class _Tally:
             rest = rule.condition.rest  # type: ignore[union-attr]
             n = len(keys)
             if keys == rest:
-                out.append((i, rule.condition.matcher.matches(value)))  # type: ignore[union-attr]
+                out.append((i, rule.condition.test(value, rule.on_timeout)))  # type: ignore[union-attr]
             elif n < len(rest) and rest[:n] == keys and rule.every:
                 if not (type(value) is dict and rest[n] in value):
                     out.append((i, False))  # a dead end: no value for the pointer on this way
