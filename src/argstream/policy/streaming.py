@@ -56,7 +56,7 @@ class _Tally:
     can be taken back: ``hits`` and ``misses`` count the outcomes in force.
     """
 
-    __slots__ = ("rules", "ids", "root", "hits", "misses", "open_keys", "duplicates")
+    __slots__ = ("rules", "ids", "root", "hits", "misses", "open_keys", "duplicates", "changed", "_roles")
 
     def __init__(self, rules: Sequence[RunRule], ids: list[int]) -> None:
         self.rules = rules
@@ -66,32 +66,56 @@ class _Tally:
         self.misses = dict.fromkeys(ids, 0)
         self.open_keys: dict[Path, set[str]] = {}
         self.duplicates: list[Path] = []
+        self.changed = False  # some count went from zero to non-zero or back: a rule's status may differ
+        self._roles: dict[tuple[str, ...], Any] = {}
 
     # -- outcomes ------------------------------------------------------------------
 
-    def _outcome(self, keys: tuple[str, ...], value: Any) -> Outcome:
-        """What the value at a path with object keys ``keys`` means to each rule (its elements count
-        one by one, so an array means nothing by itself)."""
-        if type(value) is list:
-            return ()
-        out = []
+    def _role(self, keys: tuple[str, ...]) -> Any:
+        """For a value at object keys ``keys``: the rules whose pointer ends there (``reach``) and the
+        ``all`` rules that go on through it (``ways``, with their next key); ``None`` when no pointer
+        passes there. Kept per ``keys`` (few: the prefixes of the rules' pointers)."""
+        role = self._roles.get(keys, self)
+        if role is not self:
+            return role
+        n = len(keys)
+        reach, ways, relevant = [], [], False
         for i in self.ids:
             rule = self.rules[i]
-            rest = rule.condition.rest  # type: ignore[union-attr]
-            n = len(keys)
-            if keys == rest:
-                out.append((i, rule.condition.test(value, rule.on_timeout)))  # type: ignore[union-attr]
-            elif n < len(rest) and rest[:n] == keys and rule.every:
-                if not (type(value) is dict and rest[n] in value):
-                    out.append((i, False))  # a dead end: no value for the pointer on this way
+            cond = rule.condition
+            rest = cond.rest  # type: ignore[union-attr]
+            if rest[:n] != keys:
+                continue
+            relevant = True
+            if len(rest) == n:
+                reach.append((i, cond.test, rule.on_timeout))  # type: ignore[union-attr]
+            elif rule.every:
+                ways.append((i, rest[n]))
+        role = (tuple(reach), tuple(ways)) if relevant else None
+        if relevant or len(self._roles) < 256:
+            self._roles[keys] = role
+        return role
+
+    def _outcome(self, role: Any, value: Any) -> Outcome:
+        """What the value at a place with ``role`` means to each rule (an array's elements count one
+        by one, so an array means nothing by itself)."""
+        if type(value) is list:
+            return ()
+        reach, ways = role
+        out = [(i, test(value, on_timeout)) for i, test, on_timeout in reach]
+        if ways:
+            has = value.__contains__ if type(value) is dict else None
+            # a dead end: no value for an "all" rule's pointer on this way
+            out += [(i, False) for i, key in ways if has is None or not has(key)]
         return tuple(out)
 
     def _count(self, outcome: Outcome, sign: int) -> None:
         for i, hit in outcome:
-            if hit:
-                self.hits[i] += sign
-            else:
-                self.misses[i] += sign
+            counts = self.hits if hit else self.misses
+            before = counts[i]
+            counts[i] = before + sign
+            if not before or not counts[i]:
+                self.changed = True
 
     def _node(self, path: Path, create: bool) -> _Node | None:
         node = self.root
@@ -137,26 +161,24 @@ class _Tally:
         stack: list[tuple[Path, tuple[str, ...], Any]] = [(path, base, value)]
         while stack:
             where, keys, v = stack.pop()
-            self._set(where, self._outcome(keys, v))
+            role = self._role(keys)
+            if role is None:
+                continue
+            self._set(where, self._outcome(role, v))
             if type(v) is list:
                 stack.extend((where + (k,), keys, item) for k, item in enumerate(v))
             elif type(v) is dict:
-                for key, item in v.items():
-                    if self._relevant(keys + (key,)):
-                        stack.append((where + (key,), keys + (key,), item))
-
-    def _relevant(self, keys: tuple[str, ...]) -> bool:
-        """Some rule's pointer passes through or ends at object keys ``keys``."""
-        n = len(keys)
-        return any(self.rules[i].condition.rest[:n] == keys for i in self.ids)  # type: ignore[union-attr]
+                stack.extend((where + (key,), keys + (key,), item) for key, item in v.items())
 
     # -- input ---------------------------------------------------------------------
 
     def completed(self, path: Path, value: Any) -> None:
         """The value at ``path`` (below the parameter) is complete; the values inside it came first."""
         keys = tuple(step for step in path[1:] if type(step) is str)
-        self.open_keys.pop(path, None)
-        if not self._relevant(keys):
+        if self.open_keys:
+            self.open_keys.pop(path, None)
+        role = self._role(keys)
+        if role is None:
             return
         last = path[-1]
         if type(last) is str:
@@ -166,7 +188,7 @@ class _Tally:
                 self.replace(path, value)
                 return
             seen.add(last)
-        self._set(path, self._outcome(keys, value))
+        self._set(path, self._outcome(role, value))
 
     def replace(self, path: Path, value: Any) -> None:
         """``value`` is the whole, complete value at ``path``: it replaces anything recorded there."""
@@ -330,8 +352,9 @@ class StreamingPolicyState:
         tally = self._tally(name)  # type: ignore[arg-type]
         if tally is None:
             return self.resolved
+        tally.changed = False
         tally.completed(path, value)
-        return self._evaluate()
+        return self._evaluate() if tally.changed else self.resolved
 
     def feed(self, progress: Any) -> Mode | None:
         """Feed a ``ToolCallArgumentProgress``, a fragment (nested or a ``(path, leaf)`` pair), or a list of them.
@@ -356,9 +379,12 @@ class StreamingPolicyState:
         Every parameter not seen is absent, so the same evaluation always decides.
         """
         if arguments is not None:
+            for name, ids in self._by_param.items():
+                if name not in arguments or arguments[name] is not self.known_params.get(name):
+                    for i in ids:
+                        self._held.pop(i, None)
             self.known_params = dict(arguments)
             self._tallies.clear()
-            self._held.clear()
         self.complete = True
         mode = self._evaluate()
         assert mode is not None
