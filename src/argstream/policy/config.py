@@ -18,7 +18,7 @@ from typing import Any, Union
 
 from .matchers import MATCHER_KEYWORDS, TypedMatcher, make_matcher
 from .modes import ResultMode, RunMode
-from .rules import Mode, ParamCondition, RunPolicy, RunRule
+from .rules import QUANTIFIERS, Mode, ParamCondition, Quantifier, RunPolicy, RunRule
 from .schema import ToolDecl, tool_declarations
 
 if sys.version_info >= (3, 11):
@@ -32,7 +32,6 @@ DEFAULTS = "*"
 _TOP_KEYS = ("tools",)
 _TOOL_KEYS = ("policy",)
 _RULE_KEYS = ("mode", "arg", "match", *MATCHER_KEYWORDS, "pattern_timeout")
-_QUANTIFIERS = ("any", "all")
 _FIELDS: dict[str, type[RunMode] | type[ResultMode]] = {"run": RunMode, "result": ResultMode}
 _DEFAULT_MODE: dict[str, Mode] = {"run": RunMode.ASK, "result": ResultMode.UNATTENDED}
 
@@ -108,7 +107,7 @@ class _RawRule:
     arg: str | None = None
     keyword: str | None = None
     value: Any = None
-    match: str | None = None
+    match: Quantifier | None = None
     pattern_timeout: Any = None
 
 
@@ -186,7 +185,7 @@ class _Loader:
             return None
         match = item.get("match")
         if match is not None:
-            if match not in _QUANTIFIERS:
+            if match not in QUANTIFIERS:
                 bad(f"match is 'all' or 'any', not {match!r}")
                 return None
             if arg is None:

@@ -83,12 +83,13 @@ class _Tally:
         for i in self.ids:
             rule = self.rules[i]
             cond = rule.condition
-            rest = cond.rest  # type: ignore[union-attr]
+            assert cond is not None
+            rest = cond.rest
             if rest[:n] != keys:
                 continue
             relevant = True
             if len(rest) == n:
-                reach.append((i, cond.test, rule.on_timeout))  # type: ignore[union-attr]
+                reach.append((i, cond.test, rule.on_timeout))
             elif rule.every:
                 ways.append((i, rest[n]))
         role = (tuple(reach), tuple(ways)) if relevant else None
