@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import posixpath
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from argstream.policy import (
     ConstMatcher,
@@ -297,3 +301,28 @@ def test_non_ecmascript_syntax_is_an_error(pattern: str) -> None:
 )
 def test_covers(earlier: tuple, later: tuple, covers: bool) -> None:
     assert make_matcher(*earlier).covers(make_matcher(*later)) is covers
+
+
+# -- path prefixes against an independent oracle (posixpath.normpath) -------------------------------
+
+_PARTS = ["src", "a", ".", "..", "", "src.", "a ", "a:b", "a::$DATA", "a\\b", "x.y", " a", "..."]
+
+
+@pytest.mark.hypothesis
+@given(st.lists(st.sampled_from(_PARTS), min_size=1, max_size=6), st.booleans(),
+       st.sampled_from(["src/", "src", "src/a/", "/"]))
+def test_a_path_prefix_holds_only_for_paths_it_names_unambiguously(parts: list[str], absolute: bool,
+                                                                    prefix: str) -> None:
+    value = ("/" if absolute else "") + "/".join(parts)
+    if not make_matcher("prefix", prefix, "path").matches(value):
+        return
+    # Never a part Windows would read otherwise, nor one that climbs above the start.
+    assert not any(c in value for c in "\\:\x00")
+    assert not any(p and p not in (".", "..") and p[-1] in ". " for p in value.split("/"))
+    normal = posixpath.normpath(value)
+    assert not normal.startswith("..")
+    base = posixpath.normpath(prefix)
+    if prefix.endswith("/"):  # strictly under it
+        assert normal.startswith(base.rstrip("/") + "/") and normal != base, (value, normal)
+    else:
+        assert normal == base or normal.startswith(base + "/"), (value, normal)

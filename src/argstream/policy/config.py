@@ -94,6 +94,12 @@ def _nearest(name: object, valid: Iterable[str]) -> str:
     return f" (expected {', '.join(repr(v) for v in valid) or 'none'})"
 
 
+def _guess(value: object, modes: Any) -> str:
+    """``; did you mean 'x'?`` for the mode closest to a misspelt one."""
+    close = difflib.get_close_matches(str(value), [m.value for m in modes], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _table(*path: str) -> str:
     """A table's name as written in TOML: ``[tools.fs_delete.policy]``."""
     bare = re.compile(r"[A-Za-z0-9_-]+\Z")
@@ -132,7 +138,8 @@ class _Loader:
             try:
                 return [_RawRule(1, modes(value))]
             except ValueError:
-                self.problem(tool, f"unknown mode {value!r} (expected one of {choices})", 1, name)
+                self.problem(tool, f"unknown mode {value!r} (expected one of {choices}){_guess(value, modes)}",
+                             1, name)
                 return None
         if not isinstance(value, list):
             self.problem(tool, f"{name} is a mode string or a list of rules, not {type(value).__name__}", None, name)
@@ -167,7 +174,7 @@ class _Loader:
         try:
             mode = modes(item["mode"])
         except ValueError:
-            bad(f"unknown mode {item['mode']!r} (expected one of {choices})")
+            bad(f"unknown mode {item['mode']!r} (expected one of {choices}){_guess(item['mode'], modes)}")
             return None
         keywords = [k for k in item if k in MATCHER_KEYWORDS]
         arg = item.get("arg")
