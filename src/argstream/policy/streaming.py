@@ -56,7 +56,7 @@ class _Tally:
     can be taken back: ``hits`` and ``misses`` count the outcomes in force.
     """
 
-    __slots__ = ("rules", "ids", "root", "hits", "misses", "open_keys", "duplicates", "changed", "_roles")
+    __slots__ = ("rules", "ids", "root", "hits", "misses", "open_keys", "duplicates", "changed", "_roles", "_shared")
 
     def __init__(self, rules: Sequence[RunRule], ids: list[int]) -> None:
         self.rules = rules
@@ -68,6 +68,7 @@ class _Tally:
         self.duplicates: list[Path] = []
         self.changed = False  # some count went from zero to non-zero or back: a rule's status may differ
         self._roles: dict[tuple[str, ...], Any] = {}
+        self._shared: dict[Outcome, Outcome] = {}  # one object per distinct outcome (there are few)
 
     # -- outcomes ------------------------------------------------------------------
 
@@ -108,7 +109,8 @@ class _Tally:
             has = value.__contains__ if type(value) is dict else None
             # a dead end: no value for an "all" rule's pointer on this way
             out += [(i, False) for i, key in ways if has is None or not has(key)]
-        return tuple(out)
+        outcome = tuple(out)
+        return self._shared.setdefault(outcome, outcome)
 
     def _count(self, outcome: Outcome, sign: int) -> None:
         for i, hit in outcome:
