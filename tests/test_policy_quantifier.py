@@ -40,6 +40,10 @@ def stream(make_parser: Any, rules: list[RunRule], chunks: list[str]) -> tuple[l
             done = aggregator.push(fragment)
             if done is not None:
                 completed.feed_completed(done)
+            i = fed.rule_index
+            if i is not None and rules[i].every and rules[i].condition is not None:
+                # an "all" rule matches only on its complete parameter, never on a part of it
+                assert rules[i].condition.parameter in fed.known_params or fed.complete
         assert fed.resolved == completed.resolved
         decisions.append(fed.resolved)
     return decisions, fed
