@@ -12,8 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from argstream import FragmentAggregator
-from argstream.policy import ParamCondition, RunMode, RunRule, StreamingPolicyState, evaluate, load_policies
-from argstream.policy import make_matcher
+from argstream.policy import (
+    ParamCondition,
+    RunMode,
+    RunRule,
+    StreamingPolicyState,
+    evaluate,
+    load_policies,
+    make_matcher,
+)
 
 ASK, UNATTENDED, EDIT, SKIP = RunMode.ASK, RunMode.UNATTENDED, RunMode.EDIT, RunMode.SKIP
 

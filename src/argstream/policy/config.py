@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 import warnings
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union

@@ -30,7 +30,7 @@ from ..aggregate import Completed, FragmentAggregator
 from ..events import ToolCallArgumentProgress
 from .evaluation import IMPLICIT, PENDING, fallback_mode, first_match
 from .matchers import json_equal
-from .rules import DEAD_END, Mode, RunRule
+from .rules import Mode, RunRule
 
 __all__ = ["StreamingPolicyState"]
 
