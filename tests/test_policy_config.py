@@ -105,7 +105,9 @@ def test_policy_md_example() -> None:
     assert evaluate(create.run, {"path": "src/main.rs"}) is RunMode.UNATTENDED
     assert evaluate(create.run, {"path": "config/.env"}) is RunMode.SKIP
     assert evaluate(create.run, {"path": "README.md"}) is RunMode.ASK
-    assert evaluate(policies["fs_modify_file"].run, {"patterns": [{"paths": ["x", "docs/a.md"]}]}) is RunMode.UNATTENDED
+    modify = policies["fs_modify_file"].run
+    assert evaluate(modify, {"patterns": [{"paths": ["docs/b", "docs/a.md"]}]}) is RunMode.UNATTENDED
+    assert evaluate(modify, {"patterns": [{"paths": ["x", "docs/a.md"]}]}) is RunMode.ASK  # a grant needs every path
     assert list(policies["shell"].run) == [RunRule(RunMode.ASK)]  # from the "*" defaults
     assert list(policies["shell"].result) == [RunRule(ResultMode.UNATTENDED)]
 
@@ -183,9 +185,11 @@ def test_without_tool_definitions() -> None:
     assert type(plain["x"].run[0].condition.matcher) is PrefixMatcher
 
 
-def test_other_tool_settings_are_ignored() -> None:
-    policies = load('[tools.shell]\nenable = true\n[tools.shell.policy]\nrun = "skip"\n')
-    assert list(policies["shell"].run) == [RunRule(RunMode.SKIP)]
+def test_other_tool_settings_are_errors() -> None:
+    # A tool table holds only its policy: an unknown key there may be a misplaced or misspelt one.
+    tool, field, rule, reason = one_problem('[tools.shell]\nenable = true\n[tools.shell.policy]\nrun = "skip"\n')
+    assert (tool, field, rule) == ("shell", "policy", None)
+    assert reason == "unknown key 'enable' in [tools.shell] (expected 'policy')"
 
 
 def test_star_rules_skipped_for_tools_that_lack_the_parameter() -> None:

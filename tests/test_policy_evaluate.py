@@ -73,17 +73,36 @@ def test_absent_parameter_only_when_complete() -> None:
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ([{"paths": ["a", "docs/b.md"]}], UNATTENDED),
-        ([{"paths": ["a"]}, {"paths": ["docs/"]}], UNATTENDED),
+        ([{"paths": ["a", "docs/b.md"]}], SKIP),
+        ([{"paths": ["a"]}, {"paths": ["docs/x"]}], SKIP),
         ([{"paths": ["a"]}, {"old": "x"}], ASK),
         ([{"paths": []}], ASK),  # an empty array reaches no value
         ([], ASK),
-        ({"paths": ["docs/x"]}, UNATTENDED),  # an object where an array was declared: still walked
-        ([{"paths": [["docs/x"]]}], UNATTENDED),  # arrays inside arrays: every element
+        ({"paths": ["docs/x"]}, SKIP),  # an object where an array was declared: still walked
+        ([{"paths": [["docs/x"]]}], SKIP),  # arrays inside arrays: every element
         ("docs/x", ASK),  # a string where objects were declared reaches nothing
     ],
 )
 def test_existential_pointer_through_arrays(value: object, expected: RunMode) -> None:
+    rules = [rule(SKIP, "/patterns/paths", "prefix", "docs/", "path"), rule(ASK)]
+    assert evaluate(rules, {"patterns": value}) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ([{"paths": ["docs/a", "docs/b.md"]}], UNATTENDED),
+        ([{"paths": ["a", "docs/b.md"]}], ASK),  # one path outside docs/: no grant
+        ([{"paths": ["docs/a"]}, {"paths": ["docs/x"]}], UNATTENDED),
+        ([{"paths": ["docs/a"]}, {"old": "x"}], ASK),  # an element without paths: no grant
+        ([{"paths": []}], ASK),
+        ([], ASK),
+        ({"paths": ["docs/x"]}, UNATTENDED),
+        ([{"paths": [["docs/x"], "docs/y"]}], UNATTENDED),
+        ("docs/x", ASK),
+    ],
+)
+def test_a_grant_needs_every_value_the_pointer_reaches(value: object, expected: RunMode) -> None:
     rules = [rule(UNATTENDED, "/patterns/paths", "prefix", "docs/", "path"), rule(ASK)]
     assert evaluate(rules, {"patterns": value}) is expected
 
@@ -108,3 +127,5 @@ def test_matched_indexes_decide() -> None:
     rules = [rule(UNATTENDED, "/patterns/paths", "prefix", "docs/", "path"), rule(ASK)]
     assert evaluate(rules, {}) is None
     assert evaluate(rules, {}, matched={0}) is UNATTENDED
+    assert evaluate(rules, {}, failed={0}) is ASK  # an element failed the grant: the next rule decides
+

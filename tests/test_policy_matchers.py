@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import posixpath
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from argstream.policy import (
     ConstMatcher,
@@ -56,7 +60,24 @@ TABLE = [
     ("prefix", "src/", "path", "src/lib.rs", True),
     ("prefix", "src/", "path", "src-old/x", False),
     ("prefix", "src", "path", "src/lib.rs", True),
-    ("prefix", "src/", "path", "src", True),
+    ("prefix", "src/", "path", "src", False),  # a prefix ending in "/" holds strictly under it
+    ("prefix", "src/", "path", "src/.", False),
+    ("prefix", "src/", "path", "src/a/..", False),
+    ("prefix", "src/", "path", "src//", False),
+    ("prefix", "src", "path", "src", True),  # without the "/", the directory itself too
+    ("prefix", "src", "path", "src/a", True),
+    ("prefix", "/", "path", "/", False),
+    ("prefix", "/", "path", "/etc", True),
+    ("prefix", "src/", "path", "src/a.", False),  # Windows drops a trailing dot or space: src/a
+    ("prefix", "src/", "path", "src/a ", False),
+    ("prefix", "src/", "path", "src./x", False),
+    ("prefix", "src/", "path", "src /x", False),
+    ("prefix", "src/", "path", "src/.../x", False),
+    ("prefix", "src/", "path", "src/a::$DATA", False),  # NTFS streams and drives
+    ("prefix", "src/", "path", "src/a:s", False),
+    ("prefix", "src/", "path", "C:/src/a", False),
+    ("prefix", "src/", "path", "src/.a", True),
+    ("prefix", "src/", "path", "src/a b/c", True),
     ("prefix", "src/", "path", "./src//lib.rs", True),
     ("prefix", "src/", "path", "src/../etc/passwd", False),
     ("prefix", "src/", "path", "lib/../src/main.rs", True),
@@ -251,6 +272,11 @@ def test_non_ecmascript_syntax_is_an_error(pattern: str) -> None:
         (("prefix", "src/", "path"), ("prefix", "src/lib/", "path"), True),
         (("prefix", "src/", "path"), ("prefix", "src-old/", "path"), False),
         (("prefix", "src/lib", "path"), ("prefix", "src/", "path"), False),
+        (("prefix", "src", "path"), ("prefix", "src/", "path"), True),
+        (("prefix", "src/", "path"), ("prefix", "src", "path"), False),  # "src" itself is not under src/
+        (("prefix", "src/", "path"), ("prefix", "src/a", "path"), True),
+        (("prefix", "src/", "path"), ("prefix", "src/", "path"), True),
+        (("prefix", "src/", "path"), ("const", "src", "path"), False),
         (("prefix", "ab", "string"), ("prefix", "abc", "string"), True),
         (("prefix", "ab", "string"), ("const", "abx", "string"), True),
         (("prefix", "ab", "string"), ("const", "xab", "string"), False),
@@ -275,3 +301,28 @@ def test_non_ecmascript_syntax_is_an_error(pattern: str) -> None:
 )
 def test_covers(earlier: tuple, later: tuple, covers: bool) -> None:
     assert make_matcher(*earlier).covers(make_matcher(*later)) is covers
+
+
+# -- path prefixes against an independent oracle (posixpath.normpath) -------------------------------
+
+_PARTS = ["src", "a", ".", "..", "", "src.", "a ", "a:b", "a::$DATA", "a\\b", "x.y", " a", "..."]
+
+
+@pytest.mark.hypothesis
+@given(st.lists(st.sampled_from(_PARTS), min_size=1, max_size=6), st.booleans(),
+       st.sampled_from(["src/", "src", "src/a/", "/"]))
+def test_a_path_prefix_holds_only_for_paths_it_names_unambiguously(parts: list[str], absolute: bool,
+                                                                    prefix: str) -> None:
+    value = ("/" if absolute else "") + "/".join(parts)
+    if not make_matcher("prefix", prefix, "path").matches(value):
+        return
+    # Never a part Windows would read otherwise, nor one that climbs above the start.
+    assert not any(c in value for c in "\\:\x00")
+    assert not any(p and p not in (".", "..") and p[-1] in ". " for p in value.split("/"))
+    normal = posixpath.normpath(value)
+    assert not normal.startswith("..")
+    base = posixpath.normpath(prefix)
+    if prefix.endswith("/"):  # strictly under it
+        assert normal.startswith(base.rstrip("/") + "/") and normal != base, (value, normal)
+    else:
+        assert normal == base or normal.startswith(base + "/"), (value, normal)

@@ -91,7 +91,8 @@ def rules_strategy(draw: st.DrawFn) -> list[RunRule]:
         name = draw(st.sampled_from(sorted(PARAMS)))
         param_type = PARAMS[name][0]
         keyword, value = draw(matcher_for(param_type))
-        out.append(RunRule(mode, ParamCondition(POINTERS[name], make_matcher(keyword, value, param_type))))
+        match = draw(st.sampled_from([None, None, "any", "all"]))
+        out.append(RunRule(mode, ParamCondition(POINTERS[name], make_matcher(keyword, value, param_type), match)))
     return out
 
 
@@ -131,7 +132,8 @@ def stream(rules: list[RunRule], chunks: list[str]) -> tuple[StreamingPolicyStat
             waiting_above = [
                 r.condition.parameter
                 for r in rules[: state.rule_index if state.rule_index is not None else len(rules)]
-                if r.condition is not None and r.condition.parameter not in completed and root_done < 0
+                # an "all" rule (a grant) is eliminated by the first value that fails, before its parameter ends
+                if r.condition is not None and r.condition.parameter not in completed and root_done < 0 and not r.every
             ]
             assert not waiting_above, f"decided past rules still waiting for {waiting_above}"
     return state, decided_at, completed, root_done

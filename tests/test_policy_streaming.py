@@ -25,7 +25,8 @@ CREATE = [
     rule(SKIP, "/path", "pattern", r"\.env$", "path"),
     rule(ASK),
 ]
-MODIFY = [rule(UNATTENDED, "/patterns/paths", "prefix", "docs/", "path"), rule(ASK)]
+# A rule that stops a call matches when any path the pointer reaches does (one that grants needs all).
+MODIFY = [rule(SKIP, "/patterns/paths", "prefix", "docs/", "path"), rule(ASK)]
 
 
 class Run:
@@ -109,7 +110,7 @@ def test_nested_existential_match_decides_at_the_first_matching_element() -> Non
               '"docs/guide.md"', ', "zzz"]}, {"paths": ["', 'more"]}]}']
     run = Run(MODIFY, chunks)
     assert run.decided_at == 1
-    assert run.state.resolved is UNATTENDED
+    assert run.state.resolved is SKIP
     # "patterns" had not completed: the decision came from the element
     assert ObjectEntry("patterns", DONE) not in run.fragments_before_decision()
 
@@ -118,6 +119,14 @@ def test_nested_elimination_when_the_parameter_ends_without_a_match() -> None:
     chunks = ['{"patterns": [{"paths": ["lib/a.rs"]}, ', '{"paths": ["src/docs/x"]}', "]", ', "path": "x"}']
     run = Run(MODIFY, chunks)
     assert run.decisions == [None, None, ASK, ASK]
+
+
+def test_a_grant_over_an_array_is_decided_by_the_first_element_that_fails() -> None:
+    grant = [rule(UNATTENDED, "/patterns/paths", "prefix", "docs/", "path"), rule(ASK)]
+    chunks = ['{"patterns": [{"paths": ["docs/a", ', '"lib/a.rs"', ', "docs/b"]}]', "}"]
+    assert Run(grant, chunks).decisions == [None, ASK, ASK, ASK]
+    chunks = ['{"patterns": [{"paths": ["docs/a", ', '"docs/b"', ']}]', "}"]
+    assert Run(grant, chunks).decisions == [None, None, UNATTENDED, UNATTENDED]
 
 
 def test_nested_empty_array_reaches_nothing() -> None:
@@ -182,7 +191,7 @@ def test_feed_parameter_and_nested_element() -> None:
     assert state.waiting_for == "patterns"
     assert state.feed_nested_element("patterns", (0, "paths", 0), "lib/a") is None
     assert state.feed_nested_element("patterns", (0, "old"), "docs/x") is None  # not on the pointer
-    assert state.feed_nested_element("patterns", (1,), {"paths": ["docs/a"]}) is UNATTENDED
+    assert state.feed_nested_element("patterns", (1,), {"paths": ["docs/a"]}) is SKIP
     assert state.waiting_for is None
 
     state = StreamingPolicyState(MODIFY)
@@ -220,6 +229,6 @@ def test_finish_revises_a_decision_the_complete_arguments_contradict() -> None:
 def test_decision_is_the_same_for_every_chunk_size(size: int) -> None:
     text = json.dumps({"path": "x", "patterns": [{"paths": ["a", "b"]}, {"paths": ["docs/c"]}], "n": 1})
     run = Run(MODIFY, [text[i:i + size] for i in range(0, len(text), size)])
-    assert run.state.resolved is UNATTENDED
+    assert run.state.resolved is SKIP
     end_of_match = text.index('docs/c"') + len('docs/c"')
     assert run.decided_at == (end_of_match - 1) // size

@@ -1,9 +1,11 @@
 """ECMAScript regular expressions (JSON Schema's ``pattern`` dialect) translated to RE2 or Python ``re``.
 
-Policy patterns run on model output, so they run on RE2 (``google-re2``, the ``policy`` extra):
-matching is linear in the argument's length whatever the pattern, and syntax that needs
-backtracking (lookarounds, backreferences) is an error when the policy loads. ``compile_pattern``
-(Python ``re``) remains for trusted patterns.
+Patterns run on model output, so they run on RE2 (``google-re2``, the ``policy`` extra): matching
+is linear in the argument's length whatever the pattern, and syntax that needs backtracking
+(lookarounds, backreferences) is an error when the policy or schema is built. A user who needs such
+a pattern opts in with a time bound: :func:`compile_bounded` runs it on the backtracking ``regex``
+module, each search stopped after that many seconds (:class:`PatternTimeout`). ``compile_pattern``
+(Python ``re``, no bound) remains for trusted patterns and text.
 
 The dialects share most syntax; the differences that change what matches are rewritten:
 
@@ -23,7 +25,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["translate", "compile_pattern", "compile_linear", "LinearPattern", "linear_engine_available"]
+__all__ = [
+    "translate", "compile_pattern", "compile_linear", "compile_bounded", "compile_guarded", "LinearPattern",
+    "BoundedPattern", "PatternTimeout", "linear_engine_available",
+]
 
 _MAX = 0x10FFFF
 _DIGIT = ((0x30, 0x39),)
@@ -248,3 +253,76 @@ def compile_linear(src: str) -> LinearPattern:
     except _re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         raise ValueError(f"invalid regular expression {src!r}: {reason}") from None
+
+
+class PatternTimeout(TimeoutError):
+    """A bounded search ran past its time bound: whether the pattern matches is not known."""
+
+
+try:
+    import regex as _regex
+except ImportError:  # the ``backtracking`` extra installs it
+    _regex = None
+
+
+class BoundedPattern:
+    """An ECMAScript pattern on the backtracking ``regex`` module: ``search`` raises
+    :class:`PatternTimeout` once it has run ``timeout`` seconds."""
+
+    __slots__ = ("source", "timeout", "_regex")
+
+    def __init__(self, source: str, regex: object, timeout: float) -> None:
+        self.source = source
+        self.timeout = timeout
+        self._regex = regex
+
+    def search(self, text: str) -> bool:
+        """The pattern finds a match somewhere in ``text``."""
+        try:
+            return self._regex.search(text, timeout=self.timeout) is not None  # type: ignore[attr-defined]
+        except TimeoutError:
+            raise PatternTimeout(f"pattern {self.source!r} ran past its bound of {self.timeout} s") from None
+
+    def __repr__(self) -> str:
+        return f"BoundedPattern({self.source!r}, timeout={self.timeout})"
+
+
+def _check_timeout(timeout: object) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+        raise ValueError(f"a pattern's time bound is a positive number of seconds, not {timeout!r}")
+    return float(timeout)
+
+
+def compile_bounded(src: str, timeout: float) -> BoundedPattern:
+    """Compile an ECMAScript pattern for the backtracking ``regex`` module, each search bounded by
+    ``timeout`` seconds. Raises ``ValueError`` (a malformed pattern or bound, ``regex`` not installed)."""
+    timeout = _check_timeout(timeout)
+    try:
+        translated = translate(src)
+    except ValueError as exc:
+        raise ValueError(f"invalid regular expression {src!r}: {exc}") from None
+    if _regex is None:
+        raise ValueError(
+            f"pattern {src!r} with a time bound needs the 'regex' module: pip install 'argstream[backtracking]'"
+        )
+    try:
+        return BoundedPattern(src, _regex.compile(translated), timeout)
+    except _regex.error as exc:
+        raise ValueError(f"invalid regular expression {src!r}: {exc}") from None
+
+
+def compile_guarded(src: str, timeout: float | None = None) -> LinearPattern | BoundedPattern:
+    """The linear engine when it can run ``src``; otherwise, only when the user gave a time bound
+    (``timeout`` seconds per search), the bounded backtracking engine. Raises ``ValueError``."""
+    if timeout is not None:
+        _check_timeout(timeout)
+    compile_pattern(src)  # a malformed pattern is an error whatever the engine
+    try:
+        return compile_linear(src)
+    except ValueError as exc:
+        if timeout is None:
+            raise ValueError(
+                f"{exc}. Patterns run on the linear-time engine only: one that needs a backtracking engine "
+                "is refused unless it is given a time bound (pattern_timeout)"
+            ) from None
+    return compile_bounded(src, timeout)

@@ -7,16 +7,18 @@ whose ``problems`` each name the tool, the rule number (1-based, in the
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from .matchers import MATCHER_KEYWORDS, TypedMatcher, make_matcher
 from .modes import ResultMode, RunMode
-from .rules import Mode, ParamCondition, RunPolicy, RunRule
+from .rules import QUANTIFIERS, Mode, ParamCondition, Quantifier, RunPolicy, RunRule
 from .schema import ToolDecl, tool_declarations
 
 if sys.version_info >= (3, 11):
@@ -27,6 +29,9 @@ else:  # pragma: no cover - exercised on 3.10 only
 __all__ = ["ToolPolicy", "PolicyProblem", "PolicyError", "PolicyWarning", "load_policies", "DEFAULTS"]
 
 DEFAULTS = "*"
+_TOP_KEYS = ("tools",)
+_TOOL_KEYS = ("policy",)
+_RULE_KEYS = ("mode", "arg", "match", *MATCHER_KEYWORDS, "pattern_timeout")
 _FIELDS: dict[str, type[RunMode] | type[ResultMode]] = {"run": RunMode, "result": ResultMode}
 _DEFAULT_MODE: dict[str, Mode] = {"run": RunMode.ASK, "result": ResultMode.UNATTENDED}
 
@@ -80,6 +85,27 @@ class PolicyWarning(UserWarning):
     """A policy that loads but probably is not what was meant (no catch-all, an undeclared tool)."""
 
 
+def _nearest(name: object, valid: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the valid name closest to ``name``, else the list of valid names."""
+    valid = list(valid)
+    close = difflib.get_close_matches(str(name), valid, n=1, cutoff=0.5)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (expected {', '.join(repr(v) for v in valid) or 'none'})"
+
+
+def _guess(value: object, modes: Any) -> str:
+    """``; did you mean 'x'?`` for the mode closest to a misspelt one."""
+    close = difflib.get_close_matches(str(value), [m.value for m in modes], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _table(*path: str) -> str:
+    """A table's name as written in TOML: ``[tools.fs_delete.policy]``."""
+    bare = re.compile(r"[A-Za-z0-9_-]+\Z")
+    return "[" + ".".join(p if bare.match(p) else '"' + p.replace('"', '\\"') + '"' for p in path) + "]"
+
+
 @dataclass(frozen=True)
 class _RawRule:
     number: int  # 1-based
@@ -87,6 +113,8 @@ class _RawRule:
     arg: str | None = None
     keyword: str | None = None
     value: Any = None
+    match: Quantifier | None = None
+    pattern_timeout: Any = None
 
 
 class _Loader:
@@ -110,7 +138,8 @@ class _Loader:
             try:
                 return [_RawRule(1, modes(value))]
             except ValueError:
-                self.problem(tool, f"unknown mode {value!r} (expected one of {choices})", 1, name)
+                self.problem(tool, f"unknown mode {value!r} (expected one of {choices}){_guess(value, modes)}",
+                             1, name)
                 return None
         if not isinstance(value, list):
             self.problem(tool, f"{name} is a mode string or a list of rules, not {type(value).__name__}", None, name)
@@ -134,9 +163,10 @@ class _Loader:
         if not isinstance(item, Mapping):
             bad(f"a rule is a table like {{ mode = \"ask\" }}, not {type(item).__name__}")
             return None
-        unknown = [k for k in item if k not in MATCHER_KEYWORDS and k not in ("mode", "arg")]
+        unknown = [k for k in item if k not in _RULE_KEYS]
         if unknown:
-            bad(f"unknown key {unknown[0]!r} (a rule has mode, arg and one of {', '.join(MATCHER_KEYWORDS)})")
+            bad(f"unknown key {unknown[0]!r}{_nearest(unknown[0], _RULE_KEYS)}; a rule has mode, arg, match, "
+                f"one of {', '.join(MATCHER_KEYWORDS)} and, with pattern, pattern_timeout")
             return None
         if "mode" not in item:
             bad("the rule has no mode")
@@ -144,7 +174,7 @@ class _Loader:
         try:
             mode = modes(item["mode"])
         except ValueError:
-            bad(f"unknown mode {item['mode']!r} (expected one of {choices})")
+            bad(f"unknown mode {item['mode']!r} (expected one of {choices}){_guess(item['mode'], modes)}")
             return None
         keywords = [k for k in item if k in MATCHER_KEYWORDS]
         arg = item.get("arg")
@@ -160,8 +190,20 @@ class _Loader:
         if arg is not None and not isinstance(arg, str):
             bad(f"arg must be a JSON Pointer string, not {type(arg).__name__}")
             return None
+        match = item.get("match")
+        if match is not None:
+            if match not in QUANTIFIERS:
+                bad(f"match is 'all' or 'any', not {match!r}")
+                return None
+            if arg is None:
+                bad(f"match = {match!r} needs an arg and a matcher: a catch-all has nothing to quantify")
+                return None
         keyword = keywords[0] if keywords else None
-        return _RawRule(number, mode, arg, keyword, item[keyword] if keyword else None)
+        timeout = item.get("pattern_timeout")
+        if timeout is not None and keyword != "pattern":
+            bad("pattern_timeout bounds a 'pattern' rule's search; this rule has no pattern")
+            return None
+        return _RawRule(number, mode, arg, keyword, item[keyword] if keyword else None, match, timeout)
 
     # -- typed rules -----------------------------------------------------------
 
@@ -191,8 +233,9 @@ class _Loader:
                     ok = False
                     continue
             try:
-                matcher = make_matcher(raw.keyword, raw.value, param_type)  # type: ignore[arg-type]
-                condition = ParamCondition(raw.arg, matcher)
+                matcher = make_matcher(raw.keyword, raw.value, param_type,  # type: ignore[arg-type]
+                                       pattern_timeout=raw.pattern_timeout)
+                condition = ParamCondition(raw.arg, matcher, raw.match)
             except ValueError as exc:
                 self.problem(label, str(exc), raw.number, name)
                 ok = False
@@ -297,6 +340,11 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     data = _read(path_or_text)
     decls = tool_declarations(tools) if tools is not None else None
     loader = _Loader(decls)
+    for key in data:
+        if key not in _TOP_KEYS:
+            where = "table" if isinstance(data[key], Mapping) else "key"
+            loader.problem(None, f"unknown top-level {where} {key!r}{_nearest(key, _TOP_KEYS)}: a policy file holds "
+                                 "[tools.<name>.policy] tables only")
     table = data.get("tools", {})
     if not isinstance(table, Mapping):
         raise PolicyError([PolicyProblem(None, "'tools' must be a table")])
@@ -304,8 +352,17 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     configured: dict[str, dict[str, list[_RawRule] | None]] = {}
     for tool, entry in table.items():
         if not isinstance(entry, Mapping):
-            loader.problem(tool, "a tool's configuration must be a table", None, "policy")
+            loader.problem(tool, f"a tool's configuration must be a table like {_table('tools', tool, 'policy')}",
+                           None, "policy")
             continue
+        for key in entry:
+            if key in _TOOL_KEYS:
+                continue
+            if key in _FIELDS:
+                hint = f" ({key} belongs in {_table('tools', tool, 'policy')})"
+            else:
+                hint = _nearest(key, _TOOL_KEYS)
+            loader.problem(tool, f"unknown key {key!r} in {_table('tools', tool)}{hint}", None, "policy")
         policy = entry.get("policy")
         if policy is None:
             continue
@@ -315,7 +372,8 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
         fields: dict[str, list[_RawRule] | None] = {}
         for key, value in policy.items():
             if key not in _FIELDS:
-                loader.problem(tool, f"unknown policy key {key!r} (expected run or result)", None, "policy")
+                loader.problem(tool, f"unknown policy key {key!r} in {_table('tools', tool, 'policy')}"
+                                     f"{_nearest(key, _FIELDS)}", None, "policy")
                 continue
             fields[key] = loader.parse_field(tool, key, value)
         configured[tool] = fields
@@ -327,8 +385,11 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
     for tool in names:
         decl = decls.get(tool) if decls is not None else None
         if decls is not None and decl is None:
-            known = ", ".join(repr(t) for t in decls) or "none"
-            loader.problem(tool, f"no tool is named {tool!r} (declared tools: {known}); a typo here would let "
+            close = difflib.get_close_matches(tool, list(decls), n=1, cutoff=0.5)
+            known = "declared tools: " + (", ".join(repr(t) for t in decls) or "none")
+            if close:
+                known += f"; did you mean {close[0]!r}?"
+            loader.problem(tool, f"no tool is named {tool!r} ({known}); a typo here would let "
                                  "the call fall to the defaults", None, "policy")
             continue
         policies: dict[str, RunPolicy | None] = {}

@@ -26,16 +26,21 @@ def first_match(
     known_params: Mapping[str, Any],
     complete: bool = False,
     matched: Collection[int] = (),
+    failed: Collection[int] = (),
 ) -> int:
     """The index of the deciding rule, ``PENDING`` or ``IMPLICIT`` (see :func:`evaluate`)."""
     for i, rule in enumerate(rules):
         condition = rule.condition
-        if condition is None or i in matched:
+        if condition is None:
             return i
         name = condition.parameter
         if name in known_params:
-            if condition.holds(known_params[name]):
+            if rule.holds(known_params[name]):
                 return i
+        elif i in matched:
+            return i
+        elif i in failed:
+            continue
         elif not complete:
             return PENDING
     return IMPLICIT
@@ -47,6 +52,7 @@ def evaluate(
     *,
     complete: bool = False,
     matched: Collection[int] = (),
+    failed: Collection[int] = (),
 ) -> Mode | None:
     """The mode of the first rule that matches, or ``None`` while it cannot be known yet.
 
@@ -55,12 +61,15 @@ def evaluate(
     whose parameter has not arrived blocks, returning ``None``, because it
     outranks every rule below it. With ``complete=True`` the argument object is
     whole, so a missing parameter is absent and its rule is eliminated.
-    ``matched`` holds indexes of rules already known to match (an array element
-    matched before its parameter completed). When every rule is eliminated the
-    mode is ``ask``.
+    Over arrays a rule that grants (``unattended``) needs every value its
+    pointer reaches to match, the others any one (unless the condition's
+    ``match`` says otherwise). For a parameter not in ``known_params``,
+    ``matched`` and ``failed`` hold indexes of rules already decided by the
+    elements seen so far (one element matched an ``any`` rule, or failed an
+    ``all`` rule). When every rule is eliminated the mode is ``ask``.
     """
     rules = tuple(rules)
-    i = first_match(rules, known_params, complete, matched)
+    i = first_match(rules, known_params, complete, matched, failed)
     if i == PENDING:
         return None
     if i == IMPLICIT:

@@ -12,12 +12,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ._ecma_regex import LinearPattern, compile_linear
+from ._ecma_regex import BoundedPattern, LinearPattern, PatternTimeout, compile_guarded
 
 __all__ = [
     "TypedMatcher", "ConstMatcher", "EnumMatcher", "PatternMatcher", "PrefixMatcher", "PathPrefixMatcher",
     "MinimumMatcher", "MaximumMatcher", "ExclusiveMinimumMatcher", "ExclusiveMaximumMatcher",
-    "MATCHER_KEYWORDS", "make_matcher", "json_equal", "json_type", "normalize_path", "path_components",
+    "MATCHER_KEYWORDS", "make_matcher", "PatternTimeout", "json_equal", "json_type", "normalize_path", "path_components",
 ]
 
 STRING_TYPES = frozenset({"string", "path"})
@@ -72,10 +72,15 @@ def json_equal(a: Any, b: Any) -> bool:
 def path_components(value: str) -> tuple[bool, tuple[str, ...]] | None:
     """``(absolute, components)`` of a path from the model after normalising, or ``None`` when it may
     escape every prefix: it climbs above its start (``src/../../x``, ``../x``), holds a NUL (which
-    truncates it for the OS) or a backslash (a separator on Windows, a plain character elsewhere).
+    truncates it for the OS), or a part Windows reads otherwise than it is written: a backslash (a
+    separator there), a ``:`` (a drive, or an alternate data stream: ``a::$DATA``, ``a:s``), or a
+    trailing dot or space (dropped there: ``src. /x`` is ``src/x``).
     """
-    if "\x00" in value or "\\" in value:
+    if "\x00" in value or "\\" in value or ":" in value:
         return None
+    for part in value.split("/"):
+        if part and part not in (".", "..") and part[-1] in ". ":
+            return None
     absolute, parts = normalize_path(value)
     if parts and parts[0] == "..":
         return None
@@ -198,17 +203,24 @@ class EnumMatcher(TypedMatcher):
 
 @dataclass(frozen=True)
 class PatternMatcher(TypedMatcher):
-    """``pattern``: the ECMAScript regular expression finds a match in the string."""
+    """``pattern``: the ECMAScript regular expression finds a match in the string.
+
+    It runs on the linear-time engine (RE2). A pattern that needs backtracking (a lookaround, a
+    backreference) is refused unless ``timeout`` (the rule's ``pattern_timeout``, seconds per
+    search) bounds it; such a search that runs out raises :class:`PatternTimeout`, which a rule
+    reads as the answer that does not let the call through (see :meth:`RunRule.holds`).
+    """
 
     keyword: ClassVar[str] = "pattern"
     types: ClassVar[frozenset[str] | None] = STRING_TYPES
     pattern: str
-    regex: LinearPattern = field(init=False, repr=False, compare=False)
+    timeout: float | None = None
+    regex: LinearPattern | BoundedPattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.pattern, str):
             raise ValueError(f"'pattern' takes a string, not {_type_name(self.pattern)}")
-        object.__setattr__(self, "regex", compile_linear(self.pattern))
+        object.__setattr__(self, "regex", compile_guarded(self.pattern, self.timeout))
 
     def matches(self, value: Any) -> bool:
         return isinstance(value, str) and self.regex.search(value)
@@ -216,6 +228,8 @@ class PatternMatcher(TypedMatcher):
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, PatternMatcher):
             return other.pattern == self.pattern
+        if isinstance(self.regex, BoundedPattern):
+            return False  # a bounded search may not answer: never call a later rule dead on it
         return super().covers(other)
 
     @property
@@ -251,21 +265,30 @@ class PrefixMatcher(TypedMatcher):
 @dataclass(frozen=True)
 class PathPrefixMatcher(PrefixMatcher):
     """``prefix`` on a path: compared by components (see :func:`path_components`); a value that could
-    escape the prefix (a ``..`` segment, a NUL, an absolute value against a relative prefix) never matches.
+    escape the prefix (a ``..`` segment, a NUL, an absolute value against a relative prefix) or that
+    Windows would read otherwise never matches. A prefix that ends in ``/`` holds only for paths
+    strictly under it: ``src/`` holds for ``src/a``, not for ``src``, ``src/.`` or ``src/a/..``.
 
     Used for every parameter declared ``"format": "path"``, and for any prefix that contains ``/``.
     """
 
     types: ClassVar[frozenset[str] | None] = STRING_TYPES
     parts: tuple[bool, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    strict: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "parts", normalize_path(self.prefix))
+        object.__setattr__(self, "strict", self.prefix.endswith("/"))
 
-    def _holds(self, absolute: bool, parts: tuple[str, ...]) -> bool:
+    def _holds(self, absolute: bool, parts: tuple[str, ...], strict: bool = False) -> bool:
+        """The prefix holds for ``parts`` (and, with ``strict``, for every path strictly under them)."""
         mine_abs, mine = self.parts
-        return absolute == mine_abs and parts[: len(mine)] == mine
+        if absolute != mine_abs or parts[: len(mine)] != mine:
+            return False
+        if not self.strict:
+            return True
+        return len(parts) > len(mine) or (strict and len(parts) == len(mine))
 
     def matches(self, value: Any) -> bool:
         if not isinstance(value, str):
@@ -275,7 +298,7 @@ class PathPrefixMatcher(PrefixMatcher):
 
     def covers(self, other: TypedMatcher) -> bool:
         if isinstance(other, PathPrefixMatcher):
-            return self._holds(*other.parts)
+            return self._holds(*other.parts, strict=other.strict)
         return TypedMatcher.covers(self, other)
 
 
@@ -384,12 +407,19 @@ MATCHER_KEYWORDS: dict[str, type[TypedMatcher]] = {
 }
 
 
-def make_matcher(keyword: str, value: Any, param_type: str | None = None) -> TypedMatcher:
+def make_matcher(
+    keyword: str, value: Any, param_type: str | None = None, *, pattern_timeout: float | None = None
+) -> TypedMatcher:
     """The matcher for ``keyword = value`` on a parameter of ``param_type`` (``"path"`` picks path prefixes).
 
-    Raises ``ValueError`` for an unknown keyword or a malformed value (checking the value
-    against ``param_type`` is :meth:`TypedMatcher.check`'s job).
+    ``pattern_timeout`` (seconds, ``pattern`` only) lets a pattern that needs a backtracking engine
+    run on one, each search bounded by it. Raises ``ValueError`` for an unknown keyword or a
+    malformed value (checking the value against ``param_type`` is :meth:`TypedMatcher.check`'s job).
     """
+    if pattern_timeout is not None and keyword != "pattern":
+        raise ValueError(f"pattern_timeout applies to a 'pattern' rule, not to '{keyword}'")
+    if keyword == "pattern":
+        return PatternMatcher(value, pattern_timeout)
     if keyword == "prefix" and (param_type == "path" or (isinstance(value, str) and "/" in value)):
         return PathPrefixMatcher(value)
     cls = MATCHER_KEYWORDS.get(keyword)

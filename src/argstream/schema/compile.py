@@ -109,8 +109,9 @@ def _number(loc: str, key: str, value: Any) -> int | float:
 
 
 class _Compiler:
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, pattern_timeout: float | None = None) -> None:
         self.root = root
+        self.pattern_timeout = pattern_timeout
         self.by_ref: dict[str, Node] = {}
         self.pending: list[tuple[Node, str]] = []  # ($ref holder, target) resolved after the walk
 
@@ -200,7 +201,7 @@ class _Compiler:
             if not isinstance(pattern, str):
                 raise SchemaError(f"{loc}/pattern", f"must be a string, not {pattern!r}")
             try:
-                node.pattern_search = compile_search(pattern)
+                node.pattern_search = compile_search(pattern, self.pattern_timeout)
             except ValueError as exc:
                 raise SchemaError(f"{loc}/pattern", str(exc)) from None
             node.pattern = pattern
@@ -364,9 +365,13 @@ def _check_cycles(root: Node) -> None:
                 walk.append((member, iter(_same_location(member))))
 
 
-def compile_schema(schema: Any) -> Node:
-    """Compile ``schema`` (a JSON Schema object or boolean). Raises :class:`SchemaError`."""
-    compiler = _Compiler(schema)
+def compile_schema(schema: Any, *, pattern_timeout: float | None = None) -> Node:
+    """Compile ``schema`` (a JSON Schema object or boolean). Raises :class:`SchemaError`.
+
+    A ``pattern`` runs on the linear-time engine; one that it cannot run is refused unless
+    ``pattern_timeout`` (seconds per search) lets it run on a backtracking engine (``regex``).
+    """
+    compiler = _Compiler(schema, pattern_timeout)
     root = compiler.node(schema, "")
     compiler.by_ref.setdefault("#", root)
     compiler.link()

@@ -24,15 +24,17 @@ class Schema:
 
     Raises :class:`SchemaError` (a ``ValueError``) at construction for a keyword
     outside the supported subset, a malformed keyword value, a ``$ref`` that
-    names nothing or loops without descending, or a ``pattern`` that could
-    backtrack exponentially.
+    names nothing or loops without descending, or a ``pattern`` that the linear-time engine
+    (google-re2) cannot run: a lookaround or backreference, or any pattern without google-re2.
+    ``pattern_timeout`` (seconds per search) admits those on the backtracking ``regex`` module;
+    a search that runs out of time counts as a mismatch.
     """
 
     __slots__ = ("source", "root", "needs_values")
 
-    def __init__(self, schema: Any) -> None:
+    def __init__(self, schema: Any, *, pattern_timeout: float | None = None) -> None:
         self.source = schema
-        self.root: Node = compile_schema(schema)
+        self.root: Node = compile_schema(schema, pattern_timeout=pattern_timeout)
         self.needs_values = any(node.needs_value for node in reachable(self.root))
 
     def validator(self, *, units: str = "chars") -> SchemaValidator:
