@@ -57,11 +57,39 @@ def test_edit_is_offered_only_with_an_edit_callback() -> None:
     assert answer is False and shown.endswith("Allow? [y/n] e\n  Answer y or n: n\n")
 
 
-def test_end_of_input_declines_and_ends_the_line() -> None:
+def test_end_of_input_declines_says_so_and_ends_the_line() -> None:
     answer, shown = _ask(CALL, "")
-    assert answer is False and shown.endswith("[y/n] \n")
-    assert _ask(CALL, None)[0] is False  # nowhere to ask from
-    assert _ask(CALL, "maybe\n")[1].endswith("Answer y or n: \n")
+    assert answer is False and shown.endswith("[y/n] (no answer, end of input: declined)\n")
+    answer, shown = _ask(CALL, None)  # nowhere to ask from
+    assert answer is False and shown.endswith("[y/n] (no terminal to answer on: declined)\n")
+    assert _ask(CALL, "maybe\n")[1].endswith("Answer y or n: (no answer, end of input: declined)\n")
+
+
+def test_unanswered_tells_a_declined_prompt_from_a_persons_no() -> None:
+    renderer = TerminalRenderer(io.StringIO(), color=False)
+    nobody, person = Call("a", {}), Call("b", {})
+    prompt = Prompt(renderer, io.StringIO(""))
+    assert prompt(nobody) is False and prompt.unanswered(nobody)
+    prompt.answers = io.StringIO("n\n")
+    assert prompt(person) is False and not prompt.unanswered(person)
+
+
+def test_a_prompt_before_the_arguments_are_complete_says_so() -> None:
+    """D26: a parameter still streaming has a placeholder, and so do arguments whose next name has
+    not arrived, in every style: an early prompt never reads as the whole call (issue 18 item 5)."""
+    early = Call("fs_create_file", {"path": "src/a"}, None, arguments=None)
+    assert _ask(early, "n\n")[1].startswith('? fs_create_file(path: "src/a", streaming...)  Allow?')
+    shown = _ask(early, "n\n", style="json")[1]
+    assert shown.startswith('? fs_create_file {\n  "path": "src/a",\n  "#": "streaming more arguments..."\n}  Allow?')
+    assert _ask(early, "n\n", style="off")[1].startswith("? fs_create_file (streaming...)  Allow?")
+    named = Call("fs_create_file", {"path": "src/a"}, "content", arguments=None)
+    shown = _ask(named, "n\n", style="json")[1]
+    assert '  "#": "streaming argument \\"content\\"..."\n}' in shown
+    # complete arguments all shown: no placeholder; complete but some not shown: still one
+    whole = Call("fs_create_file", {"path": "src/a"}, None, arguments={"path": "src/a"})
+    assert _ask(whole, "n\n")[1].startswith('? fs_create_file(path: "src/a")  Allow?')
+    later = Call("fs_create_file", {"path": "src/a"}, None, arguments={"path": "src/a", "content": "x"})
+    assert _ask(later, "n\n")[1].startswith('? fs_create_file(path: "src/a", streaming...)  Allow?')
 
 
 def test_a_scripted_answer_is_echoed() -> None:
