@@ -380,14 +380,18 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
 
 
 def _looks_like(first: Any, provider: str) -> str:
-    """`` (the file looks like X's)`` when the first event is another provider's, else ``""``."""
+    """What to say when the first event is another provider's than the one named, else ``""``."""
     from .providers.detect import detect_provider
 
     try:
         detected = detect_provider(first)
     except ValueError:
+        keys = ", ".join(sorted(map(str, first))[:8]) if isinstance(first, dict) else type(first).__name__
+        return f"not in the {provider} format: its first event ({visible_line(keys)[:200]}) is no known provider's"
+    if detected == provider:
         return ""
-    return f"; it looks like a {detected} stream, not {provider} (leave out --provider to detect it)" if detected != provider else ""
+    article = "an" if detected[0] in "aeiou" else "a"
+    return f"not in the {provider} format: it looks like {article} {detected} stream (leave out --provider to detect it)"
 
 
 def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespace, name: str,
@@ -402,24 +406,30 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
     try:
         if not args.policy:
             status, finished = _render_stream(wire, provider, args, tools)
-            error = finished.metadata.get("error") if finished is not None else None
-            cancelled = False
+            metadata = finished.metadata if finished is not None else {}
+            error, stop = metadata.get("error"), metadata.get("stop_reason")
+            broken = finished is None or finished.reason.value == "error"
         else:
             module = importlib.import_module(f"argstream.providers.{provider}")
             events = module.to_events(wire)
             status, result = _render_with_policy(events, getattr(events, "close", None), args, tools)
-            error, cancelled = None, result.cancelled
+            error, stop = None, None
+            broken = not result.cancelled and (result.finish_reason is None or result.finish_reason.value == "error")
     except ProviderProtocolError as exc:
-        raise CommandError(f"{name}: not a valid {provider} stream at its event {wire.count}: "
-                           f"{visible_line(str(exc))[:300]}{hint}") from None
-    if status and not cancelled and (error is not None or wire.ended or hint):
-        if error is not None:
+        raise CommandError(f"{name}: {hint}" if hint else f"{name}: not a valid {provider} stream at its wire event "
+                           f"{wire.count}: {visible_line(str(exc))[:300]}") from None
+    if broken:
+        if hint:
+            why = hint
+        elif error is not None:
             why = f"the stream reported an error: {visible_line(json.dumps(error, ensure_ascii=False, default=str))[:300]}"
+        elif stop is not None:
+            why = f"the response ended as {visible_line(json.dumps(stop, ensure_ascii=False, default=str))[:100]}"
         elif wire.ended:
             why = f"the stream ended after {wire.count} wire events without its final event (cut off?)"
         else:
-            why = "the stream broke off"
-        raise CommandError(f"{name}: {why}{hint}")
+            why = f"the stream ended in error at its wire event {wire.count}"
+        raise CommandError(f"{name}: {why}")
     return status
 
 

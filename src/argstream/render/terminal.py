@@ -26,6 +26,7 @@ highlighter, and nothing is measured or laid out twice.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from typing import Any, NamedTuple, TextIO
@@ -168,7 +169,14 @@ class TerminalRenderer:
     def _wrap_width(self) -> int | None:
         if self._width is not None:
             return self._width
-        return self.console.width if self.console.is_terminal else None
+        if not self.console.is_terminal:
+            return None
+        if self.console.is_dumb_terminal:  # rich assumes 80 columns for TERM=dumb; the terminal knows better
+            try:
+                return os.get_terminal_size(self.console.file.fileno()).columns or self.console.width
+            except (AttributeError, OSError, ValueError):
+                pass
+        return self.console.width
 
     def _sgr(self, style: str | Style | None) -> tuple[str, str]:
         """The escape codes around text in ``style`` for this console (none without colour), cached."""
