@@ -22,14 +22,15 @@ import re
 __all__ = ["visible", "visible_line", "has_unsafe", "INVISIBLE"]
 
 _BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-_FORMAT = (
-    0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E,  # soft hyphen, grapheme joiner, fillers
+_FORMAT = (  # every format character (Cf) of Unicode 15.1 but the bidi ones above, and the separators
+    0x00AD, *range(0x0600, 0x0606), 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x180E,
     *range(0x200B, 0x200E),  # zero-width space, non-joiner, joiner
     0x2028, 0x2029,  # line and paragraph separators
-    *range(0x2060, 0x2066), *range(0x206A, 0x2070),  # word joiner, invisible operators, deprecated format
-    0x3164, 0xFEFF, 0xFFA0, *range(0xFFF9, 0xFFFC),  # Hangul fillers, BOM / zero-width no-break space
-    0x1D173, 0x1D174, 0x1D175, 0x1D176, 0x1D177, 0x1D178, 0x1D179, 0x1D17A,  # musical format controls
-    0xE0001, *range(0xE0020, 0xE0080),  # tag characters: hidden ASCII
+    *range(0x2060, 0x2065), *range(0x206A, 0x2070),  # word joiner, invisible operators, deprecated format
+    0xFEFF, *range(0xFFF9, 0xFFFC),  # BOM / zero-width no-break space, interlinear annotation
+    0x110BD, 0x110CD, *range(0x13430, 0x13440), *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B),
+    *range(0xE0000, 0xE0080),  # the tags block: hidden ASCII (U+E0020-E007F), U+E0001 and the unassigned rest
+    0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0,  # not Cf, but drawn as nothing: joiner, fillers
 )
 INVISIBLE = frozenset(_BIDI + _FORMAT + tuple(range(0x80, 0xA0)) + (0x7F,))
 """Code points beyond C0 that :func:`visible` replaces: what other writers (``parse --format json``) escape too."""
