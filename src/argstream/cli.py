@@ -287,24 +287,27 @@ class _Tally:
         self.ended = True
 
 
-def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace, tools: Any = None) -> tuple[int, Any]:
+def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace,
+                   tools: Any = None) -> tuple[int, Any, list[str]]:
     """Render every stream item (calls checked against ``tools``' schemas when given); the status
-    (1 when a call failed or broke its schema, or the stream ended in error) and the last
-    ``StreamFinished``."""
+    (1 when a call failed or broke its schema, or the stream ended in error), the last
+    ``StreamFinished`` and the names of the calls that failed."""
     from .stream import StreamFinished, ToolCallFailed, ToolCallViolation, iter_tool_stream
 
     renderer = _renderer(args)
-    status, finished = 0, None
+    status, finished, failed = 0, None, []
     try:
         for item in iter_tool_stream(items, provider, tools=tools):
             renderer(item)
             if isinstance(item, StreamFinished):
                 finished = item
-            if isinstance(item, (ToolCallFailed, ToolCallViolation)) or (isinstance(item, StreamFinished) and item.reason.value == "error"):
+            if isinstance(item, (ToolCallFailed, ToolCallViolation)):
+                failed.append(item.name)
+            if failed or (isinstance(item, StreamFinished) and item.reason.value == "error"):
                 status = 1
     finally:
         renderer.close()
-    return status, finished
+    return status, finished, failed
 
 
 def _answers(args: argparse.Namespace) -> TextIO | None:
@@ -405,7 +408,7 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
     wire = _Tally(_paced(objects, args.delay))
     try:
         if not args.policy:
-            status, finished = _render_stream(wire, provider, args, tools)
+            status, finished, failed = _render_stream(wire, provider, args, tools)
             metadata = finished.metadata if finished is not None else {}
             error, stop = metadata.get("error"), metadata.get("stop_reason")
             broken = finished is None or finished.reason.value == "error"
@@ -413,7 +416,7 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
             module = importlib.import_module(f"argstream.providers.{provider}")
             events = module.to_events(wire)
             status, result = _render_with_policy(events, getattr(events, "close", None), args, tools)
-            error, stop = None, None
+            error, stop, failed = None, None, []
             broken = not result.cancelled and (result.finish_reason is None or result.finish_reason.value == "error")
     except ProviderProtocolError as exc:
         raise CommandError(f"{name}: {hint}" if hint else f"{name}: not a valid {provider} stream at its wire event "
@@ -430,6 +433,9 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
         else:
             why = f"the stream ended in error at its wire event {wire.count}"
         raise CommandError(f"{name}: {why}")
+    if failed:
+        calls = ", ".join(dict.fromkeys(visible_line(n) for n in failed))
+        raise CommandError(f"{name}: {len(failed)} tool call{'s' if len(failed) > 1 else ''} failed ({calls[:200]}; see above)")
     return status
 
 
@@ -574,7 +580,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     try:
         stream = _request(args, tools)
         if not args.policy:
-            return _render_stream(stream, args.provider, args, tools)[0]
+            return _render_stream(stream, args.provider, args, tools)[0]  # the transcript says why
         module = importlib.import_module(f"argstream.providers.{args.provider}")
         return _render_with_policy(module.to_events(stream), getattr(stream, "close", None), args, tools)[0]
     except _sdk_errors(args.provider) as exc:
