@@ -156,7 +156,8 @@ class _CountingPattern:
 
 @pytest.mark.parametrize("size", [1, 7, 4096])
 def test_a_long_line_in_small_chunks_is_scanned_once(monkeypatch, size: int) -> None:
-    """Issue 18 item 15: the unfinished line is never rescanned, so a line in n chunks costs O(n)."""
+    """Issue 18 item 15: the unfinished line is never rescanned, so a line in n chunks costs O(n)
+    (it took seconds: 4 MB in 4 KB chunks, 256 KB in 1-character chunks)."""
     from argstream.providers import wire
 
     counter = _CountingPattern(wire._NEWLINE)
@@ -167,7 +168,7 @@ def test_a_long_line_in_small_chunks_is_scanned_once(monkeypatch, size: int) -> 
     for start in range(0, len(text), size):
         out += decoder.feed(text[start:start + size])
     assert out + decoder.close() == [{"content": "x" * 50_000}]
-    assert counter.scanned == len(text)
+    assert counter.scanned <= len(text)  # (pieces without a line ending are not even given to the pattern)
 
 
 def test_a_cr_at_the_end_of_a_chunk_ends_its_line_at_once() -> None:

@@ -77,6 +77,12 @@ class WireDecoder:
             return out
         pos = 1 if self._cr and text[0] == "\n" else 0
         self._cr = False
+        if "\n" not in text and "\r" not in text:  # the common case of a long line: no scan, no match objects
+            self._tail.append(text)
+            self._tail_size += len(text)
+            if self._tail_size > self.max_event:
+                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+            return out
         for match in _NEWLINE.finditer(text, pos):
             line = text[pos:match.start()]
             if self._tail:
