@@ -149,6 +149,14 @@ def test_7_a_byte_order_mark_is_accepted(files: Path) -> None:
     assert with_bom == plain and plain.status == 0 and plain.err == ""
 
 
+def test_7_recordings_and_tool_lists_with_a_byte_order_mark_are_read_too(files: Path) -> None:
+    (files / "bom.sse").write_bytes(b"\xef\xbb\xbf" + (files / "chat.sse").read_bytes())
+    (files / "tools.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"get_weather": {"type": "object"}}).encode())
+    result = run("replay", "bom.sse", "--tools", "tools.json", cwd=files)
+    assert (result.status, result.err) == (0, "")
+    assert result.out.endswith('  city: "Pa👋ris"\n✓ get_weather\n— tool_use\n')
+
+
 @pytest.mark.parametrize("text", ["x", "", "run", "[tools"])
 def test_7_any_policy_text_is_read_as_toml_never_as_a_file_name(files: Path, text: str) -> None:
     (files / "odd.toml").write_text(text)

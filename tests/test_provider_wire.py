@@ -183,3 +183,11 @@ def test_the_line_limit_holds_across_chunks() -> None:
     decoder.feed("data: 12")
     with pytest.raises(ProviderProtocolError, match="longer than 10"):
         decoder.feed("345678")
+
+
+@pytest.mark.parametrize("text", ['\ufeffdata: {"a": 1}\n\n', '\ufeff{"a": 1}\n'])
+def test_a_byte_order_mark_opening_the_stream_is_ignored(text: str) -> None:
+    assert read_wire(text) == [{"a": 1}]
+    assert _feed_all([b"\xef", b"\xbb", text.encode("utf-8")[2:]]) == [{"a": 1}]
+    with pytest.raises(ProviderProtocolError):
+        read_wire('{"a": 1}\n\ufeff{"b": 2}\n')  # only at the very start

@@ -236,7 +236,7 @@ def _renderer(args: argparse.Namespace, outcomes: bool = True) -> Any:
 def _load_json(name: str, what: str) -> Any:
     with open_input(name) as f:
         try:
-            return json.loads(f.read().decode("utf-8"))
+            return json.loads(f.read().decode("utf-8-sig"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CommandError(f"{name}: not a JSON {what} ({exc})") from None
 
@@ -249,7 +249,7 @@ def _tools(args: argparse.Namespace) -> Any:
 
 
 def _policy_text(name: str) -> str:
-    """The policy file as text: UTF-8, a byte-order mark allowed (as ``replay`` allows one)."""
+    """The policy file as text: UTF-8, a byte-order mark allowed (as for recordings and tool lists)."""
     with open_input(name) as f:
         data = f.read()
     try:
@@ -359,12 +359,17 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
     prompt = Prompt(renderer, answers, answer=args.answer and args.answer[0],
                     edit=edit_in_editor(editor) if editor else None)
 
+    asking: dict[int, Any] = {}  # the calls that may prompt (an ask or edit decision not yet settled)
+
     def decided(call: Any) -> None:
         renderer.write_line(f"  policy: {call.mode.value} (at argument chunk {call.decided_at})", "dim")
+        if call.mode.value in ("ask", "edit"):
+            asking[id(call)] = call
 
     def render(item: Any) -> None:
-        calls = turn.calls.values() if isinstance(turn.calls, dict) else turn.calls
-        prompt.hold_for(list(calls))  # a question is coming: what follows waits for its answer
+        for key in [k for k, call in asking.items() if call.status.value in ("approved", "skipped", "failed")]:
+            del asking[key]
+        prompt.hold_for(asking.values())  # a question is coming: what follows waits for its answer
         renderer(item)
 
     turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=render, on_decision=decided,

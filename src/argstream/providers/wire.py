@@ -9,7 +9,8 @@ unfinished line is kept as its pieces and joined once, when its line ending arri
 field (``data:``, ``event:``, ``id:``, ``retry:``) or a comment (``:``) means SSE, anything
 else NDJSON (one JSON value a line).
 
-SSE follows the WHATWG rules: lines end with CRLF, LF or CR; ``data`` lines of one event are
+SSE follows the WHATWG rules: a byte-order mark opening the stream is ignored (NDJSON too); lines
+end with CRLF, LF or CR; ``data`` lines of one event are
 joined with ``\\n`` and the event is dispatched at the blank line that ends it; comments,
 ``event``, ``id``, ``retry`` and unknown fields carry no payload here (every provider repeats
 the event name inside its JSON); ``[DONE]`` is dropped. Two leniencies for recordings and
@@ -147,6 +148,8 @@ class WireDecoder:
 
     def _read(self, line: str, out: list[Any]) -> None:
         self._line += 1
+        if self._line == 1 and line[:1] == "\ufeff":
+            line = line[1:]  # a byte-order mark opening the stream is no part of it (WHATWG: ignored)
         if self._sse is None:
             if not line.strip():
                 return
