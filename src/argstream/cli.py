@@ -326,14 +326,15 @@ _UNANSWERED = "declined: nobody answered the prompt (no terminal to ask on; an u
 
 
 def _verdict(call: Any, unanswered: Callable[[Any], bool]) -> tuple[str, str]:
-    """One line for what became of ``call`` under the policy, and its style."""
+    """One line for what became of ``call`` under the policy, and its style (model text in it, a
+    name or a quoted value, is made visible: it cannot start a line of its own)."""
     name = visible_line(call.name)
     if call.error is not None:
-        return f"✗ {name}: invalid arguments ({call.error})", "red"
+        return f"✗ {name}: invalid arguments ({visible_line(str(call.error))})", "red"
     if call.failed:
-        return f"✗ {name}: {call.response or 'failed'}", "red"
+        return f"✗ {name}: {visible_line(str(call.response or 'failed'))}", "red"
     if call.skipped:
-        why = _UNANSWERED if unanswered(call) else call.response
+        why = _UNANSWERED if unanswered(call) else visible_line(str(call.response))
         return f"✗ {name}: {why} ({call.dropped_chunks} argument chunks dropped)", "red"
     if call.complete:
         state = "approved" if call.approved else call.status.value
@@ -387,6 +388,19 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
     return (0 if ok else 1), result
 
 
+def _failed_calls(calls: Iterable[Any]) -> list[str]:
+    """The names of the calls whose arguments failed (invalid JSON, cut off, or against their schema)."""
+    return [call.name for call in calls if call.error is not None or call.failed]
+
+
+def _check_calls(name: str, failed: list[str]) -> None:
+    """One line on standard error (status 1) when tool calls failed; the transcript shows how."""
+    if failed:
+        calls = ", ".join(dict.fromkeys(visible_line(n) for n in failed))
+        plural = "s" if len(failed) > 1 else ""
+        raise CommandError(f"{name}: {len(failed)} tool call{plural} failed ({calls[:200]}; see above)")
+
+
 def _looks_like(first: Any, provider: str) -> str:
     """What to say when the first event is another provider's than the one named, else ``""``."""
     from .providers.detect import detect_provider
@@ -421,7 +435,7 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
             module = importlib.import_module(f"argstream.providers.{provider}")
             events = module.to_events(wire)
             status, result = _render_with_policy(events, getattr(events, "close", None), args, tools)
-            error, stop, failed = None, None, []
+            error, stop, failed = None, None, _failed_calls(result.calls)
             broken = not result.cancelled and (result.finish_reason is None or result.finish_reason.value == "error")
     except ProviderProtocolError as exc:
         raise CommandError(f"{name}: {hint}" if hint else f"{name}: not a valid {provider} stream at its wire event "
@@ -438,9 +452,7 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
         else:
             why = f"the stream ended in error at its wire event {wire.count}"
         raise CommandError(f"{name}: {why}")
-    if failed:
-        calls = ", ".join(dict.fromkeys(visible_line(n) for n in failed))
-        raise CommandError(f"{name}: {len(failed)} tool call{'s' if len(failed) > 1 else ''} failed ({calls[:200]}; see above)")
+    _check_calls(name, failed)
     return status
 
 
@@ -585,13 +597,17 @@ def cmd_live(args: argparse.Namespace) -> int:
     try:
         stream = _request(args, tools)
         if not args.policy:
-            return _render_stream(stream, args.provider, args, tools)[0]  # the transcript says why
-        module = importlib.import_module(f"argstream.providers.{args.provider}")
-        return _render_with_policy(module.to_events(stream), getattr(stream, "close", None), args, tools)[0]
+            status, _, failed = _render_stream(stream, args.provider, args, tools)
+        else:
+            module = importlib.import_module(f"argstream.providers.{args.provider}")
+            status, result = _render_with_policy(module.to_events(stream), getattr(stream, "close", None), args, tools)
+            failed = _failed_calls(result.calls)
     except _sdk_errors(args.provider) as exc:
         raise CommandError(f"{args.provider}: {visible_line(str(exc))[:500]}") from None
     except ProviderProtocolError as exc:
         raise CommandError(f"{args.provider}: the stream broke its format: {visible_line(str(exc))[:300]}") from None
+    _check_calls(args.provider, failed)
+    return status
 
 
 def cmd_record(args: argparse.Namespace) -> int:
