@@ -25,22 +25,25 @@ from argstream.cli import main
 from _cli_run import DEMO, ENV, POLICY, command, one_error_line, run
 from conftest import ROOT, SHARED
 
+def _chunk(delta: dict, finish: str | None = None) -> dict:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {"id": "c1", "object": "chat.completion.chunk", "choices": [choice]}
+
+
 CHAT = [
-    {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
-        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]},
-        "finish_reason": None}]},
-    {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
-        {"index": 0, "function": {"arguments": '{"city": "Pa👋'}}]}, "finish_reason": None}]},
-    {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
-        {"index": 0, "function": {"arguments": 'ris"}'}}]}, "finish_reason": None}]},
-    {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    _chunk({"role": "assistant", "tool_calls": [
+        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
+    _chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "Pa👋'}}]}),
+    _chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'ris"}'}}]}),
+    _chunk({}, "tool_calls"),
 ]
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
     (tmp_path / "policy.toml").write_text(POLICY)
-    (tmp_path / "chat.sse").write_bytes("".join(f"data: {json.dumps(e, ensure_ascii=False)}\r\n\r\n" for e in CHAT).encode())
+    sse = "".join(f"data: {json.dumps(e, ensure_ascii=False)}\r\n\r\n" for e in CHAT)
+    (tmp_path / "chat.sse").write_bytes(sse.encode())
     return tmp_path
 
 
@@ -50,8 +53,10 @@ def files(tmp_path: Path) -> Path:
 def test_2_a_prompt_nobody_can_answer_says_so(files: Path) -> None:
     result = run("demo", "--delay", "0", "--no-reasoning", "--policy", "policy.toml", cwd=files)  # stdin: /dev/null
     assert result.status == 0 and result.err == ""
-    assert '? fs_create_file(path: "src/greet.py", streaming...)  Allow? [y/n] (no answer, end of input: declined)\n' in result.out
-    assert "✗ fs_create_file: declined: nobody answered the prompt (no terminal to ask on; an unanswered prompt declines)" in result.out
+    assert ('? fs_create_file(path: "src/greet.py", streaming...)  Allow? [y/n] (no answer, end of input: declined)\n'
+            in result.out)
+    assert ("✗ fs_create_file: declined: nobody answered the prompt (no terminal to ask on; an unanswered prompt "
+            "declines)") in result.out
     assert "skipped by user" not in result.out
 
 
@@ -62,7 +67,7 @@ def test_2_answers_piped_in_are_still_answers(files: Path) -> None:
     assert result.out.endswith("✓ fs_create_file: approved, 3 arguments (not executed)\n— tool_use\n")
     no = run("demo", "--delay", "0", "--no-reasoning", "--policy", "policy.toml", stdin=b"n\n", cwd=files)
     assert re.search(r"\n✗ fs_create_file: skipped by user \(\d+ argument chunks dropped\)\n"
-                     r"— (cancelled \(stream cancelled\)|tool_use)\n\Z", no.out)  # (cancelled unless the stream ended first)
+                     r"— (cancelled \(stream cancelled\)|tool_use)\n\Z", no.out)  # cancelled unless it ended first
 
 
 # -- 3, 4: live and record without a key, or without a server --------------------------------------------
@@ -113,7 +118,7 @@ def test_6_a_cut_recording_says_where_the_stream_ended(files: Path) -> None:
                                       "event (cut off?)")
     assert result.out.endswith("— error\n")
     with_policy = run("replay", "cut.jsonl", "--policy", "policy.toml", "--answer", "yes", cwd=files)
-    assert one_error_line(with_policy).endswith("the stream ended after 20 wire events without its final event (cut off?)")
+    assert one_error_line(with_policy).endswith("ended after 20 wire events without its final event (cut off?)")
     (files / "cut.sse").write_text("".join(f"data: {json.dumps(e)}\n\n" for e in CHAT[:-1]))  # no finish_reason
     assert "without its final event" in one_error_line(run("replay", "cut.sse", cwd=files))
 
@@ -174,7 +179,8 @@ def test_8_replay_with_a_policy_for_the_recordings_own_tools(files: Path) -> Non
     result = run("replay", "chat.sse", "--policy", "weather.toml", cwd=files)
     assert (result.status, result.err) == (0, "")
     assert result.out.endswith("✓ get_weather: approved, 1 arguments (not executed)\n— tool_use\n")
-    (files / "tools.json").write_text(json.dumps({"get_weather": {"type": "object", "properties": {"city": {"type": "string"}}}}))
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    (files / "tools.json").write_text(json.dumps({"get_weather": schema}))
     checked = run("replay", "chat.sse", "--policy", "weather.toml", "--tools", "tools.json", cwd=files)
     assert checked == result
     (files / "typo.toml").write_text('[tools.get_wether.policy]\nrun = "unattended"\n')
@@ -302,7 +308,8 @@ def test_15_every_recording_replays_to_a_transcript_or_one_error_line(monkeypatc
         status = main(["replay", str(path), "--no-color"])  # an uncaught exception fails the test here
         assert status in (0, 1), path
         if status:
-            assert len(err.getvalue().splitlines()) == 1 and err.getvalue().startswith("argstream: "), (path, err.getvalue())
+            said = err.getvalue()
+            assert len(said.splitlines()) == 1 and said.startswith("argstream: "), (path, said)
         else:
             assert err.getvalue() == "", path
 

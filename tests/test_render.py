@@ -310,6 +310,7 @@ def test_without_outcomes_the_caller_reports_them_once() -> None:
 def test_format_prompt_placeholders_in_every_style() -> None:
     assert format_prompt("f", {"a": 1}, [], "function_call", more=True) == "f(a: 1, streaming...)"
     assert format_prompt("f", {"a": 1}, ["b"], "function_call", more=True) == 'f(a: 1, streaming "b"...)'
-    assert format_prompt("f", {"#": 1}, [], "json", more=True) == 'f {\n  "#": 1,\n  "##": "streaming more arguments..."\n}'
+    expected = 'f {\n  "#": 1,\n  "##": "streaming more arguments..."\n}'
+    assert format_prompt("f", {"#": 1}, [], "json", more=True) == expected
     assert format_prompt("f", {}, [], "off", more=True) == "f (streaming...)"
     assert format_prompt("f", {"a": 1}, [], "off") == "f"

@@ -136,8 +136,9 @@ def test_visible_never_keeps_an_invisible_character(text: str) -> None:
 def test_renderer_and_prompt_show_invisible_characters() -> None:
     buf = io.StringIO()
     renderer = TerminalRenderer(buf, color=False)
-    for item in [ToolCallStarted("c\u2060", "rm\u200d"), ToolCallArgumentProgress("c\u2060", "rm\u200d", ObjectEntry("path", String("src/a\u200b"))),
-                 ToolCallArgumentProgress("c\u2060", "rm\u200d", ObjectEntry("path", DONE)), TextDelta("a\u2028b\ufeff")]:
+    call_id, name = "c\u2060", "rm\u200d"
+    for item in [ToolCallStarted(call_id, name), ToolCallArgumentProgress(call_id, name, ObjectEntry("path", String("src/a\u200b"))),
+                 ToolCallArgumentProgress(call_id, name, ObjectEntry("path", DONE)), TextDelta("a\u2028b\ufeff")]:
         renderer(item)
     renderer.close()
     out = buf.getvalue()

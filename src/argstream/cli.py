@@ -23,7 +23,6 @@ import sys
 import time
 from importlib import resources
 from itertools import chain
-from pathlib import Path
 from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn, Sequence, TextIO
 
 from . import BACKEND, ArgumentStreamError, IncrementalArgParser, __version__
@@ -413,7 +412,8 @@ def _looks_like(first: Any, provider: str) -> str:
     if detected == provider:
         return ""
     article = "an" if detected[0] in "aeiou" else "a"
-    return f"not in the {provider} format: it looks like {article} {detected} stream (leave out --provider to detect it)"
+    return (f"not in the {provider} format: it looks like {article} {detected} stream "
+            "(leave out --provider to detect it)")
 
 
 def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespace, name: str,
@@ -444,7 +444,8 @@ def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespa
         if hint:
             why = hint
         elif error is not None:
-            why = f"the stream reported an error: {visible_line(json.dumps(error, ensure_ascii=False, default=str))[:300]}"
+            shown = visible_line(json.dumps(error, ensure_ascii=False, default=str))
+            why = f"the stream reported an error: {shown[:300]}"
         elif stop is not None:
             why = f"the response ended as {visible_line(json.dumps(stop, ensure_ascii=False, default=str))[:100]}"
         elif wire.ended:

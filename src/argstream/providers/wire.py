@@ -1,22 +1,22 @@
 """Raw stream text to wire items: Server-Sent Events (every provider but Ollama) or NDJSON (Ollama, recordings).
 
 :class:`WireDecoder` takes text as it arrives (``str``, or UTF-8 ``bytes`` as HTTP clients give
-them, decoded incrementally so a character split across reads is kept until it is whole), in
-chunks of any size or as lines, and returns the decoded JSON value of each complete event, one
-event at a time: it holds only the unfinished line and the ``data`` of the event being read, each
-at most ``max_event`` characters. Each character is scanned once, however the input is cut: the
-unfinished line is kept as its pieces and joined once, when its line ending arrives. The format is told from the first non-blank line: a line that starts with an SSE
-field (``data:``, ``event:``, ``id:``, ``retry:``) or a comment (``:``) means SSE, anything
-else NDJSON (one JSON value a line).
+them, decoded incrementally so a character split across reads is kept until it is whole), in chunks
+of any size or as lines, and returns the decoded JSON value of each complete event, one event at a
+time: it holds only the unfinished line and the ``data`` of the event being read, each at most
+``max_event`` characters. Each character is scanned once, however the input is cut: the unfinished
+line is kept as its pieces and joined once, when its line ending arrives. The format is told from
+the first non-blank line: a line that starts with an SSE field (``data:``, ``event:``, ``id:``,
+``retry:``) or a comment (``:``) means SSE, anything else NDJSON (one JSON value a line).
 
 SSE follows the WHATWG rules: a byte-order mark opening the stream is ignored (NDJSON too); lines
-end with CRLF, LF or CR; ``data`` lines of one event are
-joined with ``\\n`` and the event is dispatched at the blank line that ends it; comments,
-``event``, ``id``, ``retry`` and unknown fields carry no payload here (every provider repeats
-the event name inside its JSON); ``[DONE]`` is dropped. Two leniencies for recordings and
-proxies: an event still open when the input ends is dispatched, and an event whose joined
-``data`` is not JSON but whose lines each are (a writer that left out the blank lines) gives one
-value per line. A JSON line outside any ``data`` field (an error body) is decoded as is.
+end with CRLF, LF or CR; ``data`` lines of one event are joined with ``\\n`` and the event is
+dispatched at the blank line that ends it; comments, ``event``, ``id``, ``retry`` and unknown
+fields carry no payload here (every provider repeats the event name inside its JSON); ``[DONE]`` is
+dropped. Two leniencies for recordings and proxies: an event still open when the input ends is
+dispatched, and an event whose joined ``data`` is not JSON but whose lines each are (a writer that
+left out the blank lines) gives one value per line. A JSON line outside any ``data`` field (an
+error body) is decoded as is.
 
 Text that is not JSON raises :class:`~argstream.providers.ProviderProtocolError` naming the
 line; so do bytes that are not UTF-8, input that ends inside a UTF-8 character, and an event or

@@ -1,14 +1,15 @@
 """The permission prompt of a streaming tool call: ``Allow? [y/n/e]``, one line per answer.
 
-A :class:`Prompt` is the ``prompt`` callback of a ``TurnCoordinator``. It shows the call as far
-as it is known (in the renderer's display style), holds the renderer's live output while the
-question waits so the two never garble, and reads one line per answer: ``y`` runs, ``n``
-declines, ``e`` asks to edit the complete arguments (offered only with an ``edit`` callback),
-anything else asks again, and end of input declines. A prompt nobody can answer (no answer
-stream, or one already at its end: a pipe, ``/dev/null``) says so on its line and declines;
-:meth:`Prompt.unanswered` tells those calls apart, so a summary does not call that a person's "no". A prompt made before the arguments are complete says so (``streaming...`` or the parameter
-still streaming), so it never reads as the whole call. :func:`edit_in_editor` is the ``edit``
-callback for a terminal: the arguments as JSON in ``$VISUAL`` / ``$EDITOR``.
+A :class:`Prompt` is the ``prompt`` callback of a ``TurnCoordinator``. It shows the call as far as
+it is known (in the renderer's display style), holds the renderer's live output while the question
+waits so the two never garble, and reads one line per answer: ``y`` runs, ``n`` declines, ``e``
+asks to edit the complete arguments (offered only with an ``edit`` callback), anything else asks
+again, and end of input declines. A prompt nobody can answer (no answer stream, or one already at
+its end: a pipe, ``/dev/null``) says so on its line and declines; :meth:`Prompt.unanswered` tells
+those calls apart, so a summary does not call that a person's "no". A prompt made before the
+arguments are complete says so (``streaming...`` or the parameter still streaming), so it never
+reads as the whole call. :func:`edit_in_editor` is the ``edit`` callback for a terminal: the
+arguments as JSON in ``$VISUAL`` / ``$EDITOR``.
 """
 
 from __future__ import annotations
