@@ -145,3 +145,54 @@ def test_find_editor_and_edit(tmp_path, monkeypatch) -> None:
     assert edit(Call("t", {}, arguments={"text": "old"})) == {"text": "new"}
     assert edit_in_editor(["false"])(Call("t", {}, arguments={"a": 1})) is None
     assert edit_in_editor(["sed", "-i", "s/.*/[1]/"])(Call("t", {}, arguments={"a": 1})) is None  # not an object
+
+
+@dataclass
+class Waiting:
+    """A call as ``Prompt.hold_for`` sees it: status, prompt count, arguments once complete."""
+
+    status: str
+    prompts: int = 1
+    arguments: dict[str, Any] | None = None
+    name: str = "f"
+    reprompt: bool = False
+    streaming_parameter: str | None = None
+
+    def partial_arguments(self) -> dict[str, Any]:
+        return {}
+
+
+def test_hold_for_holds_from_the_request_until_the_answer_and_never_after() -> None:
+    renderer = TerminalRenderer(io.StringIO(), color=False)
+    prompt = Prompt(renderer, io.StringIO("y\n"))
+    call = Waiting("prompting")
+    prompt.hold_for([Waiting("pending"), Waiting("approved")])
+    assert not renderer.holding
+    prompt.hold_for([call])  # requested, not yet asked: the stream's drawing waits
+    assert renderer.holding
+    assert prompt(call) is True and not renderer.holding
+    prompt.hold_for([call])  # answered, the answer not yet applied by the driver: no new hold
+    assert not renderer.holding
+    call.prompts = 2  # asked again
+    prompt.hold_for([call])
+    assert renderer.holding
+
+
+def test_nothing_is_drawn_while_the_editor_has_the_terminal() -> None:
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, color=False)
+    seen = []
+
+    def editor(call: Any) -> dict[str, Any]:
+        renderer(TextDelta("drawn meanwhile"))
+        seen.append(out.getvalue())
+        return {"a": 1}
+
+    prompt = Prompt(renderer, io.StringIO(), edit=editor)
+    call = Waiting("editing", prompts=1, arguments={"a": 0})
+    assert prompt.edit(call) == {"a": 1}
+    assert seen == [""] and out.getvalue() == "drawn meanwhile"  # held while editing, drawn after
+    prompt.hold_for([call])
+    assert not renderer.holding  # that edit is done
+    prompt.hold_for([Waiting("editing", prompts=1, arguments=None)])
+    assert not renderer.holding  # an edit decision waiting for complete arguments does not hold the stream

@@ -49,25 +49,42 @@ class Prompt:
         self.renderer = renderer
         self.answers = answers
         self.answer = answer
-        self.edit = edit
+        self.edit = self._holding(edit) if edit is not None else None
         self._unanswered: dict[int, Any] = {}  # id -> call declined because nobody could answer
         self._asked: dict[int, tuple[Any, int]] = {}  # id -> (call, the prompt number last answered)
         self._lock = threading.Lock()
 
     def hold_for(self, calls: Iterable[Any]) -> None:
-        """Hold the renderer's drawing when one of ``calls`` waits for a prompt not yet answered.
+        """Hold the renderer's drawing when one of ``calls`` waits for a prompt (or an editor) not yet
+        answered.
 
         For the thread that draws the stream (the coordinator's ``render``): from the moment a
         prompt is requested until it is answered, what the stream brings is held, so the question
-        is never preceded by arguments it does not show. Atomic with the answer's release, so a
-        hold never outlives its prompt.
+        is never preceded by arguments it does not show, and nothing is drawn over an editor.
+        Atomic with the answer's release, so a hold never outlives its prompt.
         """
         with self._lock:
             for call in calls:
                 status = getattr(call.status, "value", call.status)
-                if status == "prompting" and self._asked.get(id(call), (call, 0))[1] < call.prompts:
+                waiting = status == "prompting" or (status == "editing" and call.arguments is not None)
+                if waiting and self._asked.get(id(call), (call, 0))[1] < call.prompts:
                     self.renderer.hold()
                     return
+
+    def _holding(self, edit: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """``edit``, with the renderer held while the editor has the terminal."""
+
+        def run(call: Any) -> Any:
+            with self._lock:
+                self.renderer.hold()
+            try:
+                return edit(call)
+            finally:
+                with self._lock:
+                    self._asked[id(call)] = (call, getattr(call, "prompts", 0))
+                    self.renderer.release()
+
+        return run
 
     def unanswered(self, call: Any) -> bool:
         """``call`` was declined because nobody could answer its prompt (no terminal, end of input)."""
