@@ -234,10 +234,16 @@ def test_9_lines_wrap_at_the_terminals_width_without_colour_too(term: str, flag:
 # -- 10, 13: parse prints the same whatever the chunking; --flat --format json ------------------------------
 
 
+def _core(backend: str) -> dict[str, str]:
+    """The environment that makes the command use ``backend``'s parser."""
+    return {**ENV, "ARGSTREAM_PURE": "1"} if backend == "python" else {**ENV, "ARGSTREAM_PURE": "0"}
+
+
 @pytest.mark.parametrize("extra", [[], ["--flat"], ["--format", "json"], ["--flat", "--format", "json"]])
-def test_10_what_parse_prints_before_an_error_does_not_depend_on_the_chunking(extra: list[str]) -> None:
+def test_10_what_parse_prints_before_an_error_does_not_depend_on_the_chunking(backend: str, extra: list[str]) -> None:
     data = b'{"a": 1, "s": "x\\u00e9y"} {"b": 2}'
-    results = {size: run("parse", "--chunk-size", str(size), *extra, stdin=data) for size in (0, 1, 2, 3, 4, 7, 64)}
+    results = {size: run("parse", "--chunk-size", str(size), *extra, stdin=data, env=_core(backend))
+               for size in (0, 1, 2, 3, 4, 7, 64)}
     first = results[0]
     assert one_error_line(first).startswith("argstream: -: ")
     assert first.out.count("\n") >= 4  # the whole first document's fragments
@@ -248,10 +254,10 @@ def test_10_what_parse_prints_before_an_error_does_not_depend_on_the_chunking(ex
         assert (result.status, result.err, cut_free(result.out)) == (first.status, first.err, cut_free(first.out)), size
 
 
-def test_13_flat_json_output_keeps_every_value() -> None:
+def test_13_flat_json_output_keeps_every_value(backend: str) -> None:
     data = b'{"a": "xy", "b": [1], "c": {}}'
-    flat = run("parse", "--flat", "--format", "json", stdin=data)
-    nested = run("parse", "--format", "json", stdin=data)
+    flat = run("parse", "--flat", "--format", "json", stdin=data, env=_core(backend))
+    nested = run("parse", "--format", "json", stdin=data, env=_core(backend))
     assert flat == nested and flat.status == 0 and flat.err == ""
     shown = [json.loads(line) for line in flat.out.splitlines()]
     assert shown[:3] == [{"path": ["a"], "fragment": {"type": "string", "text": "xy"}},
