@@ -337,3 +337,25 @@ def test_16_a_stream_of_the_wrong_shape_for_the_named_provider_says_so(files: Pa
     named = run("replay", "lc.jsonl", "--provider", "openai_chat", cwd=files)
     assert one_error_line(named) == ("argstream: lc.jsonl: not in the openai_chat format: its first event "
                                      "(additional_kwargs, content, type) is no known provider's")
+
+
+# -- 11: a pure build is said once, not warned about on every command -------------------------------------
+
+
+def test_11_a_pure_install_runs_without_a_warning_and_says_its_core(tmp_path: Path) -> None:
+    """A copy of the package with no compiled module on disk, as ``ARGSTREAM_PURE_BUILD=1`` installs it."""
+    import shutil
+
+    import argstream
+
+    shutil.copytree(Path(argstream.__file__).parent, tmp_path / "argstream",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.html", "__pycache__"))
+    env = {**ENV, "PYTHONPATH": str(tmp_path)}
+    env.pop("ARGSTREAM_REQUIRE_EXTENSION", None)
+    version = subprocess.run([sys.executable, "-m", "argstream", "--version"], capture_output=True, text=True,
+                             env=env, timeout=60)
+    assert (version.returncode, version.stderr) == (0, "")
+    assert version.stdout.endswith("(python core)\n")
+    demo = subprocess.run([sys.executable, "-m", "argstream", "demo", "--delay", "0"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert (demo.returncode, demo.stderr) == (0, "") and demo.stdout.endswith("— tool_use\n")
