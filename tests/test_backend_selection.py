@@ -113,7 +113,9 @@ def test_reimport_without_pure(monkeypatch, value):
         assert not got["c_is_none"]
     else:
         assert got["backend"] == "python"
-        assert [w[0] for w in got["warnings"]] == ["RuntimeWarning"]
+        built = any(Path(argstream.__file__).parent.glob("_parser.*.so")) or any(
+            Path(argstream.__file__).parent.glob("_parser*.pyd"))
+        assert [w[0] for w in got["warnings"]] == (["RuntimeWarning"] if built else [])  # a pure build: no warning
 
 
 def test_missing_extension_falls_back_with_a_warning(monkeypatch):

@@ -98,7 +98,7 @@ def test_demo_with_a_policy_prompts_before_content_and_cancels_on_no(tmp_path, c
     assert main(["demo", "--delay", "0", "--no-color", "--policy", str(policy), "--answer", "no"]) == 0
     out = capsys.readouterr().out
     assert "  path: \"src/greet.py\"\n  policy: ask (at argument chunk 4)\n" in out
-    assert '? fs_create_file(path: "src/greet.py")  Allow? [y/n] n\n' in out
+    assert '? fs_create_file(path: "src/greet.py", streaming...)  Allow? [y/n] n\n' in out
     assert "content:" not in out  # declined before the content streamed; the stream was cancelled
     assert out.endswith("✗ fs_create_file: skipped by user (0 argument chunks dropped)\n— cancelled (stream cancelled)\n")
 
@@ -286,11 +286,19 @@ def test_replay_with_a_policy_reads_prompt_answers_from_the_terminal_not_the_dat
     policy = tmp_path / "policy.toml"
     policy.write_text(POLICY)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"".join(DEMO_LINES))))
-    monkeypatch.setattr("argstream.cli.open", lambda *a, **k: (_ for _ in ()).throw(OSError("no tty")), raising=False)
+    real_open = open
+
+    def no_tty(name, *args, **kwargs):
+        if name == "/dev/tty":
+            raise OSError("no tty")
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr("argstream.cli.open", no_tty, raising=False)
     assert main(["replay", "-", "--no-color", "--policy", str(policy)]) == 0
     out = capsys.readouterr().out
-    assert 'Allow? [y/n] \n' in out  # no terminal to ask: end of input declines, on a line of its own
-    assert "skipped by user" in out
+    assert "Allow? [y/n] (no terminal to answer on: declined)\n" in out  # said, on the prompt's own line
+    assert "✗ fs_create_file: declined: nobody answered the prompt (no terminal to ask on" in out
+    assert "skipped by user" not in out
 
 
 def test_replay_with_tools_shows_a_schema_violation_as_soon_as_it_is_proven(tmp_path, capsys) -> None:

@@ -69,7 +69,7 @@ def test_live_with_a_policy_cancels_the_response_on_no(tmp_path, capsys) -> None
         exchange = server.wait()
         exchange.ended.wait(10)
     out = capsys.readouterr().out
-    assert '? fs_create_file(path: "src/greet.py")  Allow? [y/n] n\n' in out
+    assert '? fs_create_file(path: "src/greet.py", streaming...)  Allow? [y/n] n\n' in out
     assert out.endswith("✗ fs_create_file: skipped by user (0 argument chunks dropped)\n— cancelled (stream cancelled)\n")
     assert exchange.client_closed and not exchange.completed  # the response was closed before its end
 

@@ -121,8 +121,9 @@ def test_end_of_input_at_the_prompt_declines_on_a_line_of_its_own(tmp_path) -> N
     result = subprocess.run([sys.executable, "-m", "argstream", "demo", "--delay", "0", "--policy", str(policy)],
                             stdin=subprocess.DEVNULL, capture_output=True, env=ENV, timeout=60)
     out = result.stdout.decode()
-    assert "Allow? [y/n] \n" in out  # not a terminal: no editing offered
-    assert "✗ fs_create_file: skipped by user" in out
+    assert "Allow? [y/n] (no answer, end of input: declined)\n" in out  # not a terminal: no editing offered
+    assert "✗ fs_create_file: declined: nobody answered the prompt" in out and "skipped by user" not in out
+    assert result.stderr == b""
 
 
 def test_piped_output_has_no_escape_codes() -> None:

@@ -57,11 +57,39 @@ def test_edit_is_offered_only_with_an_edit_callback() -> None:
     assert answer is False and shown.endswith("Allow? [y/n] e\n  Answer y or n: n\n")
 
 
-def test_end_of_input_declines_and_ends_the_line() -> None:
+def test_end_of_input_declines_says_so_and_ends_the_line() -> None:
     answer, shown = _ask(CALL, "")
-    assert answer is False and shown.endswith("[y/n] \n")
-    assert _ask(CALL, None)[0] is False  # nowhere to ask from
-    assert _ask(CALL, "maybe\n")[1].endswith("Answer y or n: \n")
+    assert answer is False and shown.endswith("[y/n] (no answer, end of input: declined)\n")
+    answer, shown = _ask(CALL, None)  # nowhere to ask from
+    assert answer is False and shown.endswith("[y/n] (no terminal to answer on: declined)\n")
+    assert _ask(CALL, "maybe\n")[1].endswith("Answer y or n: (no answer, end of input: declined)\n")
+
+
+def test_unanswered_tells_a_declined_prompt_from_a_persons_no() -> None:
+    renderer = TerminalRenderer(io.StringIO(), color=False)
+    nobody, person = Call("a", {}), Call("b", {})
+    prompt = Prompt(renderer, io.StringIO(""))
+    assert prompt(nobody) is False and prompt.unanswered(nobody)
+    prompt.answers = io.StringIO("n\n")
+    assert prompt(person) is False and not prompt.unanswered(person)
+
+
+def test_a_prompt_before_the_arguments_are_complete_says_so() -> None:
+    """D26: a parameter still streaming has a placeholder, and so do arguments whose next name has
+    not arrived, in every style: an early prompt never reads as the whole call (issue 18 item 5)."""
+    early = Call("fs_create_file", {"path": "src/a"}, None, arguments=None)
+    assert _ask(early, "n\n")[1].startswith('? fs_create_file(path: "src/a", streaming...)  Allow?')
+    shown = _ask(early, "n\n", style="json")[1]
+    assert shown.startswith('? fs_create_file {\n  "path": "src/a",\n  "#": "streaming more arguments..."\n}  Allow?')
+    assert _ask(early, "n\n", style="off")[1].startswith("? fs_create_file (streaming...)  Allow?")
+    named = Call("fs_create_file", {"path": "src/a"}, "content", arguments=None)
+    shown = _ask(named, "n\n", style="json")[1]
+    assert '  "#": "streaming argument \\"content\\"..."\n}' in shown
+    # complete arguments all shown: no placeholder; complete but some not shown: still one
+    whole = Call("fs_create_file", {"path": "src/a"}, None, arguments={"path": "src/a"})
+    assert _ask(whole, "n\n")[1].startswith('? fs_create_file(path: "src/a")  Allow?')
+    later = Call("fs_create_file", {"path": "src/a"}, None, arguments={"path": "src/a", "content": "x"})
+    assert _ask(later, "n\n")[1].startswith('? fs_create_file(path: "src/a", streaming...)  Allow?')
 
 
 def test_a_scripted_answer_is_echoed() -> None:
@@ -117,3 +145,54 @@ def test_find_editor_and_edit(tmp_path, monkeypatch) -> None:
     assert edit(Call("t", {}, arguments={"text": "old"})) == {"text": "new"}
     assert edit_in_editor(["false"])(Call("t", {}, arguments={"a": 1})) is None
     assert edit_in_editor(["sed", "-i", "s/.*/[1]/"])(Call("t", {}, arguments={"a": 1})) is None  # not an object
+
+
+@dataclass
+class Waiting:
+    """A call as ``Prompt.hold_for`` sees it: status, prompt count, arguments once complete."""
+
+    status: str
+    prompts: int = 1
+    arguments: dict[str, Any] | None = None
+    name: str = "f"
+    reprompt: bool = False
+    streaming_parameter: str | None = None
+
+    def partial_arguments(self) -> dict[str, Any]:
+        return {}
+
+
+def test_hold_for_holds_from_the_request_until_the_answer_and_never_after() -> None:
+    renderer = TerminalRenderer(io.StringIO(), color=False)
+    prompt = Prompt(renderer, io.StringIO("y\n"))
+    call = Waiting("prompting")
+    prompt.hold_for([Waiting("pending"), Waiting("approved")])
+    assert not renderer.holding
+    prompt.hold_for([call])  # requested, not yet asked: the stream's drawing waits
+    assert renderer.holding
+    assert prompt(call) is True and not renderer.holding
+    prompt.hold_for([call])  # answered, the answer not yet applied by the driver: no new hold
+    assert not renderer.holding
+    call.prompts = 2  # asked again
+    prompt.hold_for([call])
+    assert renderer.holding
+
+
+def test_nothing_is_drawn_while_the_editor_has_the_terminal() -> None:
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, color=False)
+    seen = []
+
+    def editor(call: Any) -> dict[str, Any]:
+        renderer(TextDelta("drawn meanwhile"))
+        seen.append(out.getvalue())
+        return {"a": 1}
+
+    prompt = Prompt(renderer, io.StringIO(), edit=editor)
+    call = Waiting("editing", prompts=1, arguments={"a": 0})
+    assert prompt.edit(call) == {"a": 1}
+    assert seen == [""] and out.getvalue() == "drawn meanwhile"  # held while editing, drawn after
+    prompt.hold_for([call])
+    assert not renderer.holding  # that edit is done
+    prompt.hold_for([Waiting("editing", prompts=1, arguments=None)])
+    assert not renderer.holding  # an edit decision waiting for complete arguments does not hold the stream

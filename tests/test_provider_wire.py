@@ -95,3 +95,99 @@ def test_every_recording_is_detected_from_its_first_item(item: dict, fmt: str) -
 def test_an_unknown_item_is_a_value_error(item: object) -> None:
     with pytest.raises(ValueError):
         detect_provider(item)
+
+
+# -- bytes in, and every character scanned once (issue 22 item 12, issue 18 item 15) -----------------
+
+
+def _feed_all(chunks: list) -> list:
+    decoder = WireDecoder()
+    out = []
+    for chunk in chunks:
+        out += decoder.feed(chunk)
+    return out + decoder.close()
+
+
+@given(st.data())
+def test_bytes_cut_anywhere_decode_like_the_text(data: st.DataObject) -> None:
+    """UTF-8 bytes as an HTTP client reads them: a character split across reads is kept until whole."""
+    events = [{"text": data.draw(st.text(max_size=12))}, {"emoji": "👋 wörld 世界", "crlf": "a\r\nb"}]
+    newline = data.draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    raw = sse(events, newline).encode("utf-8")
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(raw)), max_size=8)))
+    pieces = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)])]
+    kinds = data.draw(st.sampled_from([bytes, bytearray, memoryview]))
+    assert _feed_all([kinds(p) for p in pieces]) == events
+
+
+def test_bytes_one_at_a_time_and_iter_wire_takes_bytes() -> None:
+    raw = sse(EVENTS + [{"é": "👋"}], "\r\n").encode("utf-8")
+    assert _feed_all([raw[i:i + 1] for i in range(len(raw))]) == EVENTS + [{"é": "👋"}]
+    assert list(iter_wire([raw[:7], raw[7:]])) == EVENTS + [{"é": "👋"}]
+
+
+def test_bytes_that_are_not_utf8_or_end_inside_a_character_are_a_protocol_error() -> None:
+    decoder = WireDecoder()
+    assert decoder.feed(b'data: {"a": 1}\n\n') == [{"a": 1}]
+    with pytest.raises(ProviderProtocolError, match="line 3 is not UTF-8 text"):
+        decoder.feed(b'data: {"a": "\xff"}\n\n')
+    decoder = WireDecoder()
+    decoder.feed('data: {"a": "'.encode() + "👋".encode()[:2])
+    with pytest.raises(ProviderProtocolError, match="ends inside a UTF-8 character"):
+        decoder.close()
+
+
+def test_a_chunk_of_another_type_is_a_clear_type_error() -> None:
+    with pytest.raises(TypeError, match="str or UTF-8 bytes, not int"):
+        WireDecoder().feed(42)  # type: ignore[arg-type]
+
+
+class _CountingPattern:
+    """Stands in for the line-ending pattern and counts the characters each scan is given."""
+
+    def __init__(self, pattern) -> None:
+        self.pattern = pattern
+        self.scanned = 0
+
+    def finditer(self, text: str, pos: int = 0):
+        self.scanned += len(text) - pos
+        return self.pattern.finditer(text, pos)
+
+
+@pytest.mark.parametrize("size", [1, 7, 4096])
+def test_a_long_line_in_small_chunks_is_scanned_once(monkeypatch, size: int) -> None:
+    """Issue 18 item 15: the unfinished line is never rescanned, so a line in n chunks costs O(n)
+    (it took seconds: 4 MB in 4 KB chunks, 256 KB in 1-character chunks)."""
+    from argstream.providers import wire
+
+    counter = _CountingPattern(wire._NEWLINE)
+    monkeypatch.setattr(wire, "_NEWLINE", counter)
+    text = "data: " + json.dumps({"content": "x" * 50_000}) + "\n\n"
+    decoder = WireDecoder()
+    out = []
+    for start in range(0, len(text), size):
+        out += decoder.feed(text[start:start + size])
+    assert out + decoder.close() == [{"content": "x" * 50_000}]
+    assert counter.scanned <= len(text)  # (pieces without a line ending are not even given to the pattern)
+
+
+def test_a_cr_at_the_end_of_a_chunk_ends_its_line_at_once() -> None:
+    decoder = WireDecoder()
+    assert decoder.feed('{"a": 1}\r') == [{"a": 1}]  # NDJSON: the line is complete at its CR
+    assert decoder.feed('\n{"b": 2}\r\n') == [{"b": 2}]  # the LF completing that CRLF is no blank line
+    assert decoder.close() == []
+
+
+def test_the_line_limit_holds_across_chunks() -> None:
+    decoder = WireDecoder(max_event=10)
+    decoder.feed("data: 12")
+    with pytest.raises(ProviderProtocolError, match="longer than 10"):
+        decoder.feed("345678")
+
+
+@pytest.mark.parametrize("text", ['\ufeffdata: {"a": 1}\n\n', '\ufeff{"a": 1}\n'])
+def test_a_byte_order_mark_opening_the_stream_is_ignored(text: str) -> None:
+    assert read_wire(text) == [{"a": 1}]
+    assert _feed_all([b"\xef", b"\xbb", text.encode("utf-8")[2:]]) == [{"a": 1}]
+    with pytest.raises(ProviderProtocolError):
+        read_wire('{"a": 1}\n\ufeff{"b": 2}\n')  # only at the very start

@@ -263,3 +263,54 @@ def test_json_style_resumes_cleanly_after_a_line_of_argstreams_own() -> None:
     for item in items[3:]:
         renderer(item)
     assert buf.getvalue() == '▶ t  c\n  {\n    "path": "a"\n  policy: ask\n    "n": 1\n  }\n'
+
+
+def test_a_second_hold_keeps_what_the_first_held() -> None:
+    """A prompt that asks again ("Answer y or n") holds again: nothing held before is lost."""
+    buf = io.StringIO()
+    renderer = TerminalRenderer(buf, color=False)
+    renderer.hold()  # a prompt is coming: hold, draw nothing yet
+    assert renderer.holding and buf.getvalue() == ""
+    renderer(TextDelta("first"))
+    renderer.hold("? Allow? [y/n] ")
+    renderer(TextDelta(" second"))
+    renderer.echo("maybe")  # a scripted or piped answer ends the question's line
+    renderer.hold("  Answer y or n: ")
+    renderer(TextDelta(" third"))
+    renderer.release()
+    assert not renderer.holding
+    assert buf.getvalue() == "? Allow? [y/n] maybe\n  Answer y or n: first second third"
+
+
+def test_close_draws_what_is_still_held() -> None:
+    buf = io.StringIO()
+    renderer = TerminalRenderer(buf, color=False)
+    renderer.hold()
+    renderer(TextDelta("kept"))
+    renderer.close()
+    assert buf.getvalue() == "kept\n"
+
+
+def test_without_outcomes_the_caller_reports_them_once() -> None:
+    """outcomes=False (the CLI under a policy): no ✓/✗ per call and no closing line, violations still drawn."""
+    from argstream.schema import Schema
+    from argstream.stream import ToolCallViolation
+
+    violation = Schema({"type": "object", "properties": {"a": {"type": "integer"}}}).validate({"a": "x"})[0]
+    items = [ToolCallStarted("c1", "f"), *_progress("c1", "f", ['{"a": 1}']), ToolCallFinished("c1", "f", {"a": 1}),
+             ToolCallStarted("c2", "g"), ToolCallFailed("c2", "g", ValueError("bad")),
+             ToolCallStarted("c3", "h"), ToolCallViolation("c3", "h", violation),
+             StreamFinished(FinishReason.TOOL_USE)]
+    out = _render(items, outcomes=False)
+    assert "✓" not in out and "— " not in out and "✗ g" not in out
+    assert "✗ h: breaks its schema at /a" in out
+    assert _render(items).count("✓ f") == 1 and "— tool_use" in _render(items)
+
+
+def test_format_prompt_placeholders_in_every_style() -> None:
+    assert format_prompt("f", {"a": 1}, [], "function_call", more=True) == "f(a: 1, streaming...)"
+    assert format_prompt("f", {"a": 1}, ["b"], "function_call", more=True) == 'f(a: 1, streaming "b"...)'
+    expected = 'f {\n  "#": 1,\n  "##": "streaming more arguments..."\n}'
+    assert format_prompt("f", {"#": 1}, [], "json", more=True) == expected
+    assert format_prompt("f", {}, [], "off", more=True) == "f (streaming...)"
+    assert format_prompt("f", {"a": 1}, [], "off") == "f"

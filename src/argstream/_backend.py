@@ -2,8 +2,11 @@
 
 The one place that decides: ``parser`` and ``fragments`` re-export what it
 picks. ``ARGSTREAM_PURE=1`` forces the twin. Otherwise the compiled modules
-are used when they import; when they do not (a pure build, PyPy), the twin
-runs and a ``RuntimeWarning`` says so on CPython.
+are used when they import; when they do not, the twin runs. A ``RuntimeWarning``
+says so on CPython when that is a fault (a compiled module is installed but
+does not load); a pure build, chosen at install (``ARGSTREAM_PURE_BUILD=1``,
+no compiled module on disk), is not warned about on every import:
+``BACKEND`` and ``argstream --version`` say which core runs.
 
 Both implementations stay reachable by name (``*C`` is ``None`` when the
 extension is not in use), for differential tests; each parser builds its own
@@ -13,6 +16,7 @@ fragment types, so the twin's parser returns the twin's types.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import os
 import platform
 import warnings
@@ -25,6 +29,15 @@ PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
 _COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls")
+
+
+def _pure_build(exc: ImportError) -> bool:
+    """The compiled modules are missing and none is on disk: a pure build, chosen at install."""
+    missing = isinstance(exc, ModuleNotFoundError) and exc.name in {f"{__package__}.{m}" for m in _COMPILED}
+    here = os.path.dirname(os.path.abspath(__file__))
+    on_disk = any(os.path.exists(os.path.join(here, m + suffix))
+                  for m in _COMPILED for suffix in importlib.machinery.EXTENSION_SUFFIXES)
+    return missing and not on_disk
 
 
 def _unavailable(exc: ImportError) -> str:
@@ -52,7 +65,7 @@ if not (TYPE_CHECKING or PURE):
     except ImportError as exc:  # pragma: no cover - depends on the build
         if os.environ.get("ARGSTREAM_REQUIRE_EXTENSION", "") not in ("", "0"):
             raise
-        if platform.python_implementation() == "CPython":
+        if platform.python_implementation() == "CPython" and not _pure_build(exc):
             warnings.warn(_unavailable(exc), RuntimeWarning, stacklevel=2)
         core = fragments_c = tokenizer_c = piece_skip_c = None
 

@@ -16,18 +16,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import os
 import re
 import sys
 import time
 from importlib import resources
 from itertools import chain
-from pathlib import Path
-from typing import IO, Any, BinaryIO, Iterable, Iterator, NoReturn, Sequence, TextIO
+from typing import IO, Any, BinaryIO, Callable, Iterable, Iterator, NoReturn, Sequence, TextIO
 
 from . import BACKEND, ArgumentStreamError, IncrementalArgParser, __version__
 from .fragments import SCALAR_TYPES, STRING_TYPES, Empty, flatten
-from .render.sanitize import visible_line
+from .render.sanitize import INVISIBLE, visible_line
 
 __all__ = ["main", "read_wire", "wire_objects"]
 
@@ -51,13 +51,15 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise CommandError(f"{message} (see '{self.prog} --help')", 2)
 
 
-def _number(kind: type, minimum: float, what: str) -> Any:
+def _number(kind: type, minimum: float, what: str, maximum: float = math.inf) -> Any:
+    """An argparse type: a finite number from ``minimum`` to ``maximum`` (``nan`` and ``inf`` are not)."""
+
     def parse(text: str) -> Any:
         try:
             value = kind(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-        if value < minimum:
+        if not math.isfinite(value) or not minimum <= value <= maximum:
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
         return value
 
@@ -125,8 +127,8 @@ def read_wire(text: str) -> list[dict[str, Any]]:
     return list(wire_objects(text.splitlines()))
 
 
-def _detect(objects: Iterator[Any], provider: str | None, name: str) -> tuple[str, Iterator[Any]]:
-    """The provider (named, or detected from the first event) and the events, the first put back."""
+def _detect(objects: Iterator[Any], provider: str | None, name: str) -> tuple[str, Any, Iterator[Any]]:
+    """The provider (named, or detected from the first event), the first event, and all the events."""
     from .providers.detect import detect_provider
 
     first = next(objects, None)
@@ -137,7 +139,7 @@ def _detect(objects: Iterator[Any], provider: str | None, name: str) -> tuple[st
             provider = detect_provider(first)
         except ValueError:
             raise CommandError(f"{name}: not a known provider's stream; name it with --provider") from None
-    return provider, chain([first], objects)
+    return provider, first, chain([first], objects)
 
 
 def _paced(items: Iterable[Any], delay: float) -> Iterator[Any]:
@@ -150,12 +152,21 @@ def _paced(items: Iterable[Any], delay: float) -> Iterator[Any]:
 # -- parse ----------------------------------------------------------------------------------
 
 
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-"""What ``json.dumps`` leaves raw but a terminal acts on: DEL, C1 controls, bidi marks, line separators."""
+_UNSAFE_IN_JSON = re.compile("[" + "".join(f"\\U{c:08x}" for c in sorted(INVISIBLE)) + "]")
+"""What ``json.dumps`` leaves raw but a terminal acts on or hides: DEL, C1 controls, bidi marks, line
+separators, zero-width and tag characters (the sanitiser's set)."""
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _fragment_json(fragment: Any) -> str:
-    path, leaf = flatten(fragment)
+    path, leaf = fragment if type(fragment) is tuple else flatten(fragment)  # flat=True: already a pair
     cls = type(leaf)
     if cls in STRING_TYPES:
         shown: dict[str, Any] = {"type": "string", "text": leaf.text}
@@ -166,7 +177,7 @@ def _fragment_json(fragment: Any) -> str:
     else:
         shown = {"type": "done"}
     line = json.dumps({"path": list(path), "fragment": shown}, ensure_ascii=False)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+    return _UNSAFE_IN_JSON.sub(_json_escape, line)
 
 
 def _pieces(stream: BinaryIO, size: int) -> Iterator[bytes]:
@@ -179,7 +190,10 @@ def _pieces(stream: BinaryIO, size: int) -> Iterator[bytes]:
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    """Feed the input as it arrives (in ``--chunk-size`` pieces) and print each fragment at once."""
+    """Feed the input as it arrives (in ``--chunk-size`` pieces) and print each fragment at once.
+
+    On an error, the fragments the parser made before it (``error.fragments``) are printed first,
+    so the output does not depend on how the input was cut."""
     import io
 
     if args.sample:
@@ -197,6 +211,9 @@ def cmd_parse(args: argparse.Namespace) -> int:
         for fragment in parser.finish():
             out.write(show(fragment) + "\n")
     except ArgumentStreamError as exc:
+        for fragment in getattr(exc, "fragments", None) or ():
+            out.write(show(fragment) + "\n")
+        out.flush()
         raise CommandError(f"{args.file}: {exc}") from None
     finally:
         if stream is not sys.stdin.buffer:
@@ -207,18 +224,18 @@ def cmd_parse(args: argparse.Namespace) -> int:
 # -- rendering: replay, demo, live ------------------------------------------------------------
 
 
-def _renderer(args: argparse.Namespace) -> Any:
+def _renderer(args: argparse.Namespace, outcomes: bool = True) -> Any:
     try:
         from .render.terminal import TerminalRenderer
     except ImportError:
         raise CommandError("rendering needs rich: pip install 'argstream[render]'") from None
-    return TerminalRenderer(color=args.color, style=args.style, reasoning=args.reasoning)
+    return TerminalRenderer(color=args.color, style=args.style, reasoning=args.reasoning, outcomes=outcomes)
 
 
 def _load_json(name: str, what: str) -> Any:
     with open_input(name) as f:
         try:
-            return json.loads(f.read().decode("utf-8"))
+            return json.loads(f.read().decode("utf-8-sig"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CommandError(f"{name}: not a JSON {what} ({exc})") from None
 
@@ -230,35 +247,66 @@ def _tools(args: argparse.Namespace) -> Any:
     return json.loads(resources.files("argstream").joinpath("data/demo_tools.json").read_text(encoding="utf-8"))
 
 
+def _policy_text(name: str) -> str:
+    """The policy file as text: UTF-8, a byte-order mark allowed (as for recordings and tool lists)."""
+    with open_input(name) as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{name}: not UTF-8 text (is it a binary file?): byte {exc.start}") from None
+    return text + "\n"  # never mistaken by load_policies for a file name, whatever the file holds
+
+
 def _policies(args: argparse.Namespace, tools: Any) -> Any:
     from .policy import load_policies
 
-    if os.path.isdir(args.policy):
-        raise CommandError(f"{args.policy}: is a directory")
-    if not os.path.exists(args.policy):
-        raise CommandError(f"{args.policy}: no such file")
+    if args.policy == "-":
+        raise CommandError("--policy: a file is needed ('-' is the recording or the answers)")
+    text = _policy_text(args.policy)
     try:
-        return load_policies(Path(args.policy), tools=tools)
-    except (ValueError, TypeError, UnicodeDecodeError) as exc:  # PolicyError is a ValueError
+        return load_policies(text, tools=tools)
+    except (ValueError, TypeError, ImportError) as exc:  # PolicyError is a ValueError
         problems = "; ".join(line.strip() for line in str(exc).splitlines())
         raise CommandError(f"{args.policy}: {problems}") from None
 
 
-def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace, tools: Any = None) -> int:
-    """Render every stream item (calls checked against ``tools``' schemas when given); 1 when a call
-    failed or broke its schema, or the stream ended in error."""
+class _Tally:
+    """The wire events of a stream, counted, with whether the input ran out (to say where it ended)."""
+
+    def __init__(self, events: Iterable[Any]) -> None:
+        self._events = iter(events)
+        self.count = 0
+        self.ended = False
+
+    def __iter__(self) -> Iterator[Any]:
+        for event in self._events:
+            self.count += 1
+            yield event
+        self.ended = True
+
+
+def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace,
+                   tools: Any = None) -> tuple[int, Any, list[str]]:
+    """Render every stream item (calls checked against ``tools``' schemas when given); the status
+    (1 when a call failed or broke its schema, or the stream ended in error), the last
+    ``StreamFinished`` and the names of the calls that failed."""
     from .stream import StreamFinished, ToolCallFailed, ToolCallViolation, iter_tool_stream
 
     renderer = _renderer(args)
-    status = 0
+    status, finished, failed = 0, None, []
     try:
         for item in iter_tool_stream(items, provider, tools=tools):
             renderer(item)
-            if isinstance(item, (ToolCallFailed, ToolCallViolation)) or (isinstance(item, StreamFinished) and item.reason.value == "error"):
+            if isinstance(item, StreamFinished):
+                finished = item
+            if isinstance(item, (ToolCallFailed, ToolCallViolation)):
+                failed.append(item.name)
+            if failed or (isinstance(item, StreamFinished) and item.reason.value == "error"):
                 status = 1
     finally:
         renderer.close()
-    return status
+    return status, finished, failed
 
 
 def _answers(args: argparse.Namespace) -> TextIO | None:
@@ -273,23 +321,58 @@ def _answers(args: argparse.Namespace) -> TextIO | None:
         return None
 
 
-def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namespace, tools: Any) -> int:
-    """Decide each call while it streams: decisions, prompts and cancellation, drawn live."""
+_UNANSWERED = "declined: nobody answered the prompt (no terminal to ask on; an unanswered prompt declines)"
+
+
+def _verdict(call: Any, unanswered: Callable[[Any], bool]) -> tuple[str, str]:
+    """One line for what became of ``call`` under the policy, and its style (model text in it, a
+    name or a quoted value, is made visible: it cannot start a line of its own)."""
+    name = visible_line(call.name)
+    if call.error is not None:
+        return f"✗ {name}: invalid arguments ({visible_line(str(call.error))})", "red"
+    if call.failed:
+        return f"✗ {name}: {visible_line(str(call.response or 'failed'))}", "red"
+    if call.skipped:
+        why = _UNANSWERED if unanswered(call) else visible_line(str(call.response))
+        return f"✗ {name}: {why} ({call.dropped_chunks} argument chunks dropped)", "red"
+    if call.complete:
+        state = "approved" if call.approved else call.status.value
+        return f"✓ {name}: {state}, {len(call.arguments or {})} arguments (not executed)", "green"
+    return f"… {name}: {call.status.value}, its arguments never completed", "dim"
+
+
+def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namespace, tools: Any) -> tuple[int, Any]:
+    """Decide each call while it streams: decisions, prompts and cancellation, drawn live; the
+    status (0 when the stream ended without error) and the coordinator's result.
+
+    One transcript: the renderer draws no outcome of its own (each call's verdict and the end
+    are written once, from the result), and its drawing is held from the moment a prompt is
+    requested, so nothing the stream brings meanwhile is drawn before the question."""
     from .policy import TurnCoordinator
     from .policy.drivers import run_inline, run_threaded
     from .render.prompt import Prompt, edit_in_editor, find_editor
 
     policies = _policies(args, tools)
-    renderer = _renderer(args)
+    renderer = _renderer(args, outcomes=False)
     answers = _answers(args)
     editor = find_editor() if answers is not None and answers.isatty() else None
     prompt = Prompt(renderer, answers, answer=args.answer and args.answer[0],
                     edit=edit_in_editor(editor) if editor else None)
 
+    asking: dict[int, Any] = {}  # the calls that may prompt (an ask or edit decision not yet settled)
+
     def decided(call: Any) -> None:
         renderer.write_line(f"  policy: {call.mode.value} (at argument chunk {call.decided_at})", "dim")
+        if call.mode.value in ("ask", "edit"):
+            asking[id(call)] = call
 
-    turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=renderer, on_decision=decided,
+    def render(item: Any) -> None:
+        for key in [k for k, call in asking.items() if call.status.value in ("approved", "skipped", "failed")]:
+            del asking[key]
+        prompt.hold_for(asking.values())  # a question is coming: what follows waits for its answer
+        renderer(item)
+
+    turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=render, on_decision=decided,
                            tools=tools)
     drive = run_inline if args.answer else run_threaded  # a scripted answer needs no second thread
     try:
@@ -297,40 +380,99 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
     finally:
         renderer.close()
     for call in result.calls:
-        name = visible_line(call.name)
-        if call.skipped:
-            renderer.write_line(f"✗ {name}: {call.response} ({call.dropped_chunks} argument chunks dropped)", "red")
-        elif call.error is not None:
-            renderer.write_line(f"✗ {name}: invalid arguments ({call.error})", "red")
-        elif call.complete:
-            state = "approved" if call.approved else call.status.value
-            renderer.write_line(f"✓ {name}: {state}, {len(call.arguments or {})} arguments (not executed)", "green")
+        renderer.write_line(*_verdict(call, prompt.unanswered))
     reason = result.finish_reason.value if result.finish_reason is not None else "none"
     renderer.write_line(f"— {reason}{' (stream cancelled)' if result.cancelled else ''}", "dim")
-    return 0 if result.finish_reason is not None and result.finish_reason.value != "error" else 1
+    ok = result.finish_reason is not None and result.finish_reason.value != "error"
+    return (0 if ok else 1), result
 
 
-def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespace, name: str) -> int:
-    provider, objects = _detect(objects, provider, name)
-    paced = _paced(objects, args.delay)
-    if not args.policy:
-        return _render_stream(paced, provider, args, _tools(args) if args.tools else None)
-    module = importlib.import_module(f"argstream.providers.{provider}")
-    events = module.to_events(paced)
-    return _render_with_policy(events, getattr(events, "close", None), args, _tools(args))
+def _failed_calls(calls: Iterable[Any]) -> list[str]:
+    """The names of the calls whose arguments failed (invalid JSON, cut off, or against their schema)."""
+    return [call.name for call in calls if call.error is not None or call.failed]
+
+
+def _check_calls(name: str, failed: list[str]) -> None:
+    """One line on standard error (status 1) when tool calls failed; the transcript shows how."""
+    if failed:
+        calls = ", ".join(dict.fromkeys(visible_line(n) for n in failed))
+        plural = "s" if len(failed) > 1 else ""
+        raise CommandError(f"{name}: {len(failed)} tool call{plural} failed ({calls[:200]}; see above)")
+
+
+def _looks_like(first: Any, provider: str) -> str:
+    """What to say when the first event is another provider's than the one named, else ``""``."""
+    from .providers.detect import detect_provider
+
+    try:
+        detected = detect_provider(first)
+    except ValueError:
+        keys = ", ".join(sorted(map(str, first))[:8]) if isinstance(first, dict) else type(first).__name__
+        return f"not in the {provider} format: its first event ({visible_line(keys)[:200]}) is no known provider's"
+    if detected == provider:
+        return ""
+    article = "an" if detected[0] in "aeiou" else "a"
+    return (f"not in the {provider} format: it looks like {article} {detected} stream "
+            "(leave out --provider to detect it)")
+
+
+def _replay(objects: Iterator[Any], provider: str | None, args: argparse.Namespace, name: str,
+            tools: Any = None) -> int:
+    """Render a recorded stream; a stream that ended in error says why on standard error."""
+    from .providers import ProviderProtocolError
+
+    named = provider
+    provider, first, objects = _detect(objects, provider, name)
+    hint = _looks_like(first, provider) if named else ""
+    wire = _Tally(_paced(objects, args.delay))
+    try:
+        if not args.policy:
+            status, finished, failed = _render_stream(wire, provider, args, tools)
+            metadata = finished.metadata if finished is not None else {}
+            error, stop = metadata.get("error"), metadata.get("stop_reason")
+            broken = finished is None or finished.reason.value == "error"
+        else:
+            module = importlib.import_module(f"argstream.providers.{provider}")
+            events = module.to_events(wire)
+            status, result = _render_with_policy(events, getattr(events, "close", None), args, tools)
+            error, stop, failed = None, None, _failed_calls(result.calls)
+            broken = not result.cancelled and (result.finish_reason is None or result.finish_reason.value == "error")
+    except ProviderProtocolError as exc:
+        raise CommandError(f"{name}: {hint}" if hint else f"{name}: not a valid {provider} stream at its wire event "
+                           f"{wire.count}: {visible_line(str(exc))[:300]}") from None
+    if broken:
+        if hint:
+            why = hint
+        elif error is not None:
+            shown = visible_line(json.dumps(error, ensure_ascii=False, default=str))
+            why = f"the stream reported an error: {shown[:300]}"
+        elif stop is not None:
+            why = f"the response ended as {visible_line(json.dumps(stop, ensure_ascii=False, default=str))[:100]}"
+        elif wire.ended:
+            why = f"the stream ended after {wire.count} wire events without its final event (cut off?)"
+        else:
+            why = f"the stream ended in error at its wire event {wire.count}"
+        raise CommandError(f"{name}: {why}")
+    _check_calls(name, failed)
+    return status
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Replay the shipped Anthropic stream: thinking, text, then a file write that streams in."""
+    tools = _tools(args) if args.policy or args.tools else None
     with resources.files("argstream").joinpath("data/demo.anthropic.jsonl").open("rb") as f:
-        return _replay(wire_objects(f, "demo"), "anthropic", args, "demo")
+        return _replay(wire_objects(f, "demo"), "anthropic", args, "demo", tools)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Replay a recorded stream, read line by line as it arrives, through the provider adapter."""
+    """Replay a recorded stream, read line by line as it arrives, through the provider adapter.
+
+    Without ``--tools`` nothing is checked against tool definitions: a recording's tools are not
+    the demo's, so the policy's tool names and the calls' schemas are checked only when given."""
+    tools = _load_json(args.tools, "tool list") if args.tools else None
     stream = open_input(args.file)
     try:
-        return _replay(wire_objects(stream, args.file), args.provider, args, args.file)
+        return _replay(wire_objects(stream, args.file), args.provider, args, args.file, tools)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
@@ -375,6 +517,8 @@ def _request(args: argparse.Namespace, tools: Any) -> Any:
     functions = [{"name": n, "description": d, "parameters": s} for n, d, s in specs]
     if args.provider == "anthropic":
         anthropic = _sdk("anthropic", "anthropic")
+        if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            raise CommandError("anthropic: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
         client = anthropic.Anthropic(base_url=args.base_url, max_retries=0)
         return client.messages.create(
             model=args.model, max_tokens=args.max_tokens, messages=messages, stream=True,
@@ -434,26 +578,37 @@ _SDK_ERRORS = {
 
 
 def _sdk_errors(provider: str) -> tuple[type[BaseException], ...]:
-    """The SDK's own error classes, reported as one line (a refused key, a dropped connection)."""
+    """The SDK's own error classes, reported as one line (a refused key, a dropped connection),
+    with httpx's, which some SDKs let through (Ollama's client on a refused connection)."""
     module, names = _SDK_ERRORS[provider]
     sdk = sys.modules.get(module)
     errors = tuple(getattr(sdk, n) for n in names if isinstance(getattr(sdk, n, None), type))
-    return errors + (ConnectionError,)
+    httpx = sys.modules.get("httpx")
+    transport = (httpx.HTTPError, httpx.StreamError) if httpx is not None else ()
+    return errors + transport + (ConnectionError,)
 
 
 def cmd_live(args: argparse.Namespace) -> int:
     """Ask the model, render its answer live with the policy decisions; never run a tool."""
+    from .providers import ProviderProtocolError
+
     tools = _tools(args)
     if args.policy:
         _policies(args, tools)  # a policy mistake is reported before the request is made
     try:
         stream = _request(args, tools)
         if not args.policy:
-            return _render_stream(stream, args.provider, args, tools)
-        module = importlib.import_module(f"argstream.providers.{args.provider}")
-        return _render_with_policy(module.to_events(stream), getattr(stream, "close", None), args, tools)
+            status, _, failed = _render_stream(stream, args.provider, args, tools)
+        else:
+            module = importlib.import_module(f"argstream.providers.{args.provider}")
+            status, result = _render_with_policy(module.to_events(stream), getattr(stream, "close", None), args, tools)
+            failed = _failed_calls(result.calls)
     except _sdk_errors(args.provider) as exc:
-        raise CommandError(f"{args.provider}: {visible_line(str(exc))}") from None
+        raise CommandError(f"{args.provider}: {visible_line(str(exc))[:500]}") from None
+    except ProviderProtocolError as exc:
+        raise CommandError(f"{args.provider}: the stream broke its format: {visible_line(str(exc))[:300]}") from None
+    _check_calls(args.provider, failed)
+    return status
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -465,7 +620,7 @@ def cmd_record(args: argparse.Namespace) -> int:
             out.write(json.dumps(_wire_dict(event), ensure_ascii=False) + "\n")
             out.flush()
     except _sdk_errors(args.provider) as exc:
-        raise CommandError(f"{args.provider}: {visible_line(str(exc))}") from None
+        raise CommandError(f"{args.provider}: {visible_line(str(exc))[:500]}") from None
     return 0
 
 
@@ -476,7 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap = _ArgumentParser(prog="argstream", description=f"Incremental tool-call argument parsing ({BACKEND} core).")
     ap.add_argument("--version", action="version", version=f"argstream {__version__} ({BACKEND} core)")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
-    delay = _number(float, 0, "a number of seconds (0 or more)")
+    delay = _number(float, 0, "a number of seconds from 0 to 3600", 3600)
 
     render = _ArgumentParser(add_help=False)
     render.add_argument("--style", choices=["function_call", "json", "off"], default="function_call",

@@ -1,26 +1,31 @@
 """Raw stream text to wire items: Server-Sent Events (every provider but Ollama) or NDJSON (Ollama, recordings).
 
-:class:`WireDecoder` takes text as it arrives, in chunks of any size or as lines, and returns
-the decoded JSON value of each complete event, one event at a time: it holds only the
-unfinished line and the ``data`` of the event being read, each at most ``max_event``
-characters. The format is told from the first non-blank line: a line that starts with an SSE
-field (``data:``, ``event:``, ``id:``, ``retry:``) or a comment (``:``) means SSE, anything
-else NDJSON (one JSON value a line).
+:class:`WireDecoder` takes text as it arrives (``str``, or UTF-8 ``bytes`` as HTTP clients give
+them, decoded incrementally so a character split across reads is kept until it is whole), in chunks
+of any size or as lines, and returns the decoded JSON value of each complete event, one event at a
+time: it holds only the unfinished line and the ``data`` of the event being read, each at most
+``max_event`` characters. Each character is scanned once, however the input is cut: the unfinished
+line is kept as its pieces and joined once, when its line ending arrives. The format is told from
+the first non-blank line: a line that starts with an SSE field (``data:``, ``event:``, ``id:``,
+``retry:``) or a comment (``:``) means SSE, anything else NDJSON (one JSON value a line).
 
-SSE follows the WHATWG rules: lines end with CRLF, LF or CR; ``data`` lines of one event are
-joined with ``\\n`` and the event is dispatched at the blank line that ends it; comments,
-``event``, ``id``, ``retry`` and unknown fields carry no payload here (every provider repeats
-the event name inside its JSON); ``[DONE]`` is dropped. Two leniencies for recordings and
-proxies: an event still open when the input ends is dispatched, and an event whose joined
-``data`` is not JSON but whose lines each are (a writer that left out the blank lines) gives one
-value per line. A JSON line outside any ``data`` field (an error body) is decoded as is.
+SSE follows the WHATWG rules: a byte-order mark opening the stream is ignored (NDJSON too); lines
+end with CRLF, LF or CR; ``data`` lines of one event are joined with ``\\n`` and the event is
+dispatched at the blank line that ends it; comments, ``event``, ``id``, ``retry`` and unknown
+fields carry no payload here (every provider repeats the event name inside its JSON); ``[DONE]`` is
+dropped. Two leniencies for recordings and proxies: an event still open when the input ends is
+dispatched, and an event whose joined ``data`` is not JSON but whose lines each are (a writer that
+left out the blank lines) gives one value per line. A JSON line outside any ``data`` field (an
+error body) is decoded as is.
 
 Text that is not JSON raises :class:`~argstream.providers.ProviderProtocolError` naming the
-line; so does an event or line longer than ``max_event``.
+line; so do bytes that are not UTF-8, input that ends inside a UTF-8 character, and an event or
+line longer than ``max_event``.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -33,64 +38,118 @@ __all__ = ["WireDecoder", "iter_wire", "read_wire"]
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":", "data", "event")
 _DONE = "[DONE]"
+_BYTES = (bytes, bytearray, memoryview)
 
 
 class WireDecoder:
     """Incremental SSE / NDJSON decoding (see the module doc).
 
-    ``feed(text)`` takes a chunk of raw text, ``feed_line(line)`` one line without its ending,
-    ``close()`` ends the input; each returns the wire items completed by that call.
+    ``feed(chunk)`` takes a chunk of raw input (``str`` or UTF-8 bytes), ``feed_line(line)`` one
+    line without its ending, ``close()`` ends the input; each returns the wire items completed by
+    that call.
     """
 
-    __slots__ = ("max_event", "_tail", "_sse", "_data", "_size", "_line", "_event_line")
+    __slots__ = ("max_event", "_tail", "_tail_size", "_cr", "_utf8", "_sse", "_data", "_size", "_line",
+                 "_event_line")
 
     def __init__(self, *, max_event: int = 1 << 24) -> None:
         self.max_event = max_event
-        self._tail = ""  # the unfinished last line of the text fed so far
+        self._tail: list[str] = []  # the pieces of the unfinished last line
+        self._tail_size = 0  # characters in _tail
+        self._cr = False  # the last chunk ended with a CR: a LF starting the next one is its CRLF
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self._sse: bool | None = None  # None until the first non-blank line
         self._data: list[str] = []  # data lines of the SSE event being read
         self._size = 0  # characters in _data
         self._line = 0  # lines read so far
         self._event_line = 0  # line number where the current event's data began
 
-    def feed(self, text: str) -> list[Any]:
-        """Wire items completed by ``text``, a chunk of raw stream text."""
+    def feed(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
+        """Wire items completed by ``chunk``, a piece of raw stream text or UTF-8 bytes.
+
+        Raises:
+            ProviderProtocolError: a line that is not JSON, bytes that are not UTF-8, a line or
+                event longer than ``max_event``.
+            TypeError: ``chunk`` is neither text nor bytes.
+        """
+        text = self._text(chunk)
         out: list[Any] = []
-        buffer = self._tail + text if self._tail else text
-        pos = 0
-        for match in _NEWLINE.finditer(buffer):
-            if match.group() == "\r" and match.end() == len(buffer):
-                break  # a CR at the end of a chunk may be the first half of CRLF
-            self._read(buffer[pos:match.start()], out)
+        if not text:
+            return out
+        pos = 1 if self._cr and text[0] == "\n" else 0
+        self._cr = False
+        if "\n" not in text and "\r" not in text:  # the common case of a long line: no scan, no match objects
+            self._tail.append(text)
+            self._tail_size += len(text)
+            if self._tail_size > self.max_event:
+                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+            return out
+        for match in _NEWLINE.finditer(text, pos):
+            line = text[pos:match.start()]
+            if self._tail:
+                self._tail.append(line)
+                line = "".join(self._tail)
+                self._tail, self._tail_size = [], 0
+            self._read(line, out)
             pos = match.end()
-        self._tail = buffer[pos:]
-        if len(self._tail) > self.max_event:
-            raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+        if pos < len(text):
+            self._tail.append(text[pos:])
+            self._tail_size += len(text) - pos
+            if self._tail_size > self.max_event:
+                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+        elif text[-1] == "\r":
+            self._cr = True
         return out
 
-    def feed_line(self, line: str) -> list[Any]:
+    def feed_line(self, line: str | bytes) -> list[Any]:
         """Wire items completed by one line (without its line ending), as ``iter_lines()`` gives them."""
         out: list[Any] = []
         if self._tail:
             out += self.feed("\n")
+        self._cr = False
+        line = self._text(line)
         if len(line) > self.max_event:
             raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
         self._read(line, out)
         return out
 
     def close(self) -> list[Any]:
-        """The input ended: the last line and any event still open."""
+        """The input ended: the last line and any event still open.
+
+        Raises:
+            ProviderProtocolError: as :meth:`feed`, and when the input ends inside a UTF-8 character.
+        """
         out: list[Any] = []
-        tail, self._tail = self._tail.rstrip("\r"), ""
+        try:
+            rest = self._utf8.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise ProviderProtocolError(f"line {self._line + 1}: the input ends inside a UTF-8 character") from None
+        if rest:
+            out += self.feed(rest)
+        tail = "".join(self._tail)
+        self._tail, self._tail_size = [], 0
         if tail:
             self._read(tail, out)
         self._dispatch(out)
         return out
 
+    def _text(self, chunk: Any) -> str:
+        """``chunk`` as text: bytes go through the incremental UTF-8 decoder."""
+        if isinstance(chunk, str):
+            return chunk
+        if isinstance(chunk, _BYTES):
+            try:
+                return self._utf8.decode(bytes(chunk))
+            except UnicodeDecodeError as exc:
+                raise ProviderProtocolError(f"line {self._line + 1} is not UTF-8 text ({exc.reason})") from None
+        raise TypeError(f"WireDecoder takes str or UTF-8 bytes, not {type(chunk).__name__}")
+
     # -- one line ---------------------------------------------------------------------
 
     def _read(self, line: str, out: list[Any]) -> None:
         self._line += 1
+        if self._line == 1 and line[:1] == "\ufeff":
+            line = line[1:]  # a byte-order mark opening the stream is no part of it (WHATWG: ignored)
         if self._sse is None:
             if not line.strip():
                 return
@@ -150,8 +209,8 @@ class WireDecoder:
             raise ProviderProtocolError(f"line {number} is not JSON: {exc}") from exc
 
 
-def iter_wire(chunks: Iterable[str], *, max_event: int = 1 << 24) -> Iterator[Any]:
-    """Wire items from raw text chunks as they arrive (an HTTP body's ``iter_text()``, a file)."""
+def iter_wire(chunks: Iterable[str | bytes], *, max_event: int = 1 << 24) -> Iterator[Any]:
+    """Wire items from raw chunks as they arrive (an HTTP body's ``iter_bytes()`` or ``iter_text()``, a file)."""
     decoder = WireDecoder(max_event=max_event)
     for chunk in chunks:
         yield from decoder.feed(chunk)

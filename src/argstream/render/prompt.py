@@ -1,11 +1,15 @@
 """The permission prompt of a streaming tool call: ``Allow? [y/n/e]``, one line per answer.
 
-A :class:`Prompt` is the ``prompt`` callback of a ``TurnCoordinator``. It shows the call as far
-as it is known (in the renderer's display style), holds the renderer's live output while the
-question waits so the two never garble, and reads one line per answer: ``y`` runs, ``n``
-declines, ``e`` asks to edit the complete arguments (offered only with an ``edit`` callback),
-anything else asks again, and end of input declines. :func:`edit_in_editor` is that callback
-for a terminal: the arguments as JSON in ``$VISUAL`` / ``$EDITOR``.
+A :class:`Prompt` is the ``prompt`` callback of a ``TurnCoordinator``. It shows the call as far as
+it is known (in the renderer's display style), holds the renderer's live output while the question
+waits so the two never garble, and reads one line per answer: ``y`` runs, ``n`` declines, ``e``
+asks to edit the complete arguments (offered only with an ``edit`` callback), anything else asks
+again, and end of input declines. A prompt nobody can answer (no answer stream, or one already at
+its end: a pipe, ``/dev/null``) says so on its line and declines; :meth:`Prompt.unanswered` tells
+those calls apart, so a summary does not call that a person's "no". A prompt made before the
+arguments are complete says so (``streaming...`` or the parameter still streaming), so it never
+reads as the whole call. :func:`edit_in_editor` is the ``edit`` callback for a terminal: the
+arguments as JSON in ``$VISUAL`` / ``$EDITOR``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from typing import Any, Callable, TextIO
+import threading
+from typing import Any, Callable, Iterable, TextIO
 
 from .formatting import format_prompt
 from .terminal import TerminalRenderer
@@ -44,12 +49,55 @@ class Prompt:
         self.renderer = renderer
         self.answers = answers
         self.answer = answer
-        self.edit = edit
+        self.edit = self._holding(edit) if edit is not None else None
+        self._unanswered: dict[int, Any] = {}  # id -> call declined because nobody could answer
+        self._asked: dict[int, tuple[Any, int]] = {}  # id -> (call, the prompt number last answered)
+        self._lock = threading.Lock()
+
+    def hold_for(self, calls: Iterable[Any]) -> None:
+        """Hold the renderer's drawing when one of ``calls`` waits for a prompt (or an editor) not yet
+        answered.
+
+        For the thread that draws the stream (the coordinator's ``render``): from the moment a
+        prompt is requested until it is answered, what the stream brings is held, so the question
+        is never preceded by arguments it does not show, and nothing is drawn over an editor.
+        Atomic with the answer's release, so a hold never outlives its prompt.
+        """
+        with self._lock:
+            for call in calls:
+                status = getattr(call.status, "value", call.status)
+                waiting = status == "prompting" or (status == "editing" and call.arguments is not None)
+                if waiting and self._asked.get(id(call), (call, 0))[1] < call.prompts:
+                    self.renderer.hold()
+                    return
+
+    def _holding(self, edit: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """``edit``, with the renderer held while the editor has the terminal."""
+
+        def run(call: Any) -> Any:
+            with self._lock:
+                self.renderer.hold()
+            try:
+                return edit(call)
+            finally:
+                with self._lock:
+                    self._asked[id(call)] = (call, getattr(call, "prompts", 0))
+                    self.renderer.release()
+
+        return run
+
+    def unanswered(self, call: Any) -> bool:
+        """``call`` was declined because nobody could answer its prompt (no terminal, end of input)."""
+        return self._unanswered.get(id(call)) is call
 
     def question(self, call: Any) -> str:
         """The prompt line for ``call``: the call as known so far, then the choices."""
-        streaming = [call.streaming_parameter] if call.streaming_parameter else []
-        shown = format_prompt(call.name, call.partial_arguments(), streaming, self.renderer.style)
+        shown_arguments = call.partial_arguments()
+        streaming = call.streaming_parameter
+        complete = call.arguments  # None until the arguments are complete
+        more = complete is None or any(key not in shown_arguments for key in complete)
+        shown = format_prompt(call.name, shown_arguments, [streaming] if streaming else [], self.renderer.style,
+                              more=more)
         changed = " (asked again: the final arguments differ from what was shown)" if getattr(call, "reprompt", False) else ""
         return f"? {shown}{changed}  Allow? {'[y/n/e]' if self.edit is not None else '[y/n]'} "
 
@@ -59,6 +107,7 @@ class Prompt:
             while True:
                 reply = self._read()
                 if reply is None:
+                    self._unanswered[id(call)] = call
                     return False
                 if reply in _YES:
                     return True
@@ -68,16 +117,21 @@ class Prompt:
                     return "edit"
                 self.renderer.hold(f"  Answer y or n{' (or e to edit)' if self.edit is not None else ''}: ")
         finally:
-            self.renderer.release()
+            with self._lock:
+                self._asked[id(call)] = (call, getattr(call, "prompts", 0))
+                self.renderer.release()
 
     def _read(self) -> str | None:
         """One answer, lower-cased; ``None`` at end of input (the prompt line is ended)."""
         if self.answer is not None:
             self.renderer.echo(self.answer)
             return self.answer
-        line = self.answers.readline() if self.answers is not None else ""
+        if self.answers is None:
+            self.renderer.echo("(no terminal to answer on: declined)")
+            return None
+        line = self.answers.readline()
         if not line:
-            self.renderer.echo("")
+            self.renderer.echo("(no answer, end of input: declined)")
             return None
         if not _is_terminal(self.answers):  # nobody's typing echoed it: end the prompt line with the answer
             self.renderer.echo(line.strip())

@@ -26,6 +26,7 @@ highlighter, and nothing is measured or laid out twice.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from typing import Any, NamedTuple, TextIO
@@ -64,8 +65,8 @@ def make_console(out: TextIO | None = None, color: bool | None = None) -> Consol
     """A rich console for model text: no markup, no highlighting, no emoji codes; ``color`` forces colour."""
     options: dict[str, Any] = {"file": out if out is not None else sys.stdout, "highlight": False,
                                "markup": False, "emoji": False, "soft_wrap": True}
-    if color is False:
-        options.update(force_terminal=False, color_system=None)
+    if color is False:  # no colour, but still a terminal: its width still wraps the lines
+        options.update(color_system=None, no_color=True)
     elif color is True:
         options["force_terminal"] = True
     console = Console(**options)
@@ -120,7 +121,10 @@ class TerminalRenderer:
     ``out``: the text stream (default standard output), or give a rich ``console``. ``color``:
     ``None`` lets rich decide (terminal, ``NO_COLOR``, ``FORCE_COLOR``). ``style``: one of
     ``function_call``, ``json``, ``off``. ``reasoning=False`` hides reasoning text. ``width``
-    fixes the wrap width (default: the terminal's, no wrapping when piped).
+    fixes the wrap width (default: the terminal's, no wrapping when piped). ``outcomes=False``
+    leaves out the ``✓``/``✗`` line of each finished or failed call and the stream's closing
+    ``—`` line, for a caller that reports the outcome itself (the CLI's policy verdicts), so no
+    outcome is printed twice; schema violations are still drawn as they are proven.
 
     Thread-safe: a prompt drawn from another thread goes through :meth:`hold` / :meth:`release`
     or :meth:`write_line`, which take the same lock as the live output.
@@ -135,6 +139,7 @@ class TerminalRenderer:
         style: str = "function_call",
         width: int | None = None,
         console: Console | None = None,
+        outcomes: bool = True,
     ) -> None:
         if style not in STYLES:
             raise ValueError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
@@ -142,6 +147,7 @@ class TerminalRenderer:
         self.color = self.console.color_system is not None and self.console.is_terminal
         self.reasoning = reasoning
         self.style = style
+        self.outcomes = outcomes
         self._width = width
         self._lock = threading.RLock()
         self._held: list[Any] | None = None
@@ -163,7 +169,14 @@ class TerminalRenderer:
     def _wrap_width(self) -> int | None:
         if self._width is not None:
             return self._width
-        return self.console.width if self.console.is_terminal else None
+        if not self.console.is_terminal:
+            return None
+        if self.console.is_dumb_terminal:  # rich assumes 80 columns for TERM=dumb; the terminal knows better
+            try:
+                return os.get_terminal_size(self.console.file.fileno()).columns or self.console.width
+            except (AttributeError, OSError, ValueError):
+                pass
+        return self.console.width
 
     def _sgr(self, style: str | Style | None) -> tuple[str, str]:
         """The escape codes around text in ``style`` for this console (none without colour), cached."""
@@ -261,10 +274,19 @@ class TerminalRenderer:
         held back with the items while a question waits."""
         self.render(_Line(visible(text), style or ""))
 
+    @property
+    def holding(self) -> bool:
+        """Drawing is held (a question waits, or is about to be asked)."""
+        return self._held is not None
+
     def hold(self, question: str = "") -> None:
-        """Stop drawing (items are kept) and leave the cursor after ``question``, for a prompt."""
+        """Stop drawing (items are kept, with those already held) and leave the cursor after
+        ``question``, for a prompt; with no question, only stop drawing (a prompt is coming)."""
         with self._lock:
-            self._held = []
+            if self._held is None:
+                self._held = []
+            if not question:
+                return
             self._end_string()
             self._line_start()
             for i, part in enumerate(visible(question).split("\n")):
@@ -289,8 +311,11 @@ class TerminalRenderer:
             self._emit()
 
     def close(self) -> None:
-        """End the current line."""
+        """Draw anything still held and end the current line."""
         with self._lock:
+            held, self._held = self._held or [], None
+            for item in held:
+                self._draw(item)
             self._end_string()
             self._line_start()
             self._emit()
@@ -313,7 +338,7 @@ class TerminalRenderer:
         elif cls is ToolCallFailed:
             self._failed_call(item.id, item.name, f"invalid arguments ({item.error})")
         elif cls is ToolCallViolation:
-            self._failed_call(item.id, item.name, _broken(item.violation))
+            self._failed_call(item.id, item.name, _broken(item.violation), always=True)
         elif cls is ToolCallFinished:
             self._finished(item)
         elif cls is _Line:
@@ -321,7 +346,8 @@ class TerminalRenderer:
             self._line((item.text, item.style))
         elif cls is StreamFinished:
             self._end_string()
-            self._line((f"— {item.reason.value}", _DIM))
+            if self.outcomes:
+                self._line((f"— {item.reason.value}", _DIM))
 
     def _free_text(self, text: str, mode: str, lead: str = "", style: str | None = None) -> None:
         self._end_string()
@@ -344,17 +370,20 @@ class TerminalRenderer:
         self._active = call_id
         self._header(name, call_id)
 
-    def _failed_call(self, call_id: str, name: str, reason: str) -> None:
+    def _failed_call(self, call_id: str, name: str, reason: str, always: bool = False) -> None:
         self._end_string()
         self._failed.add(call_id)
-        self._line((f"✗ {visible_line(name)}: {visible_line(reason)}", "red"))
+        if self.outcomes or always:
+            self._line((f"✗ {visible_line(name)}: {visible_line(reason)}", "red"))
 
     def _finished(self, item: ToolCallFinished) -> None:
         self._end_string()
         self._calls.pop(item.id, None)
         if self._active == item.id:
             self._active = None
-        if item.error is None and not item.violations:
+        if not self.outcomes:
+            self._line_start()
+        elif item.error is None and not item.violations:
             self._line((f"✓ {visible_line(item.name)}", "green"))
         elif item.id not in self._failed:
             reason = f"invalid arguments ({item.error})" if item.error is not None else _broken(item.violations[0])
