@@ -372,8 +372,10 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
         prompt.hold_for(asking.values())  # a question is coming: what follows waits for its answer
         renderer(item)
 
+    # The CLI runs no tool: an early answer decides the transcript, and the prompt says what still
+    # streams, which is then drawn in full (a program that runs tools keeps the default, "shown").
     turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=render, on_decision=decided,
-                           tools=tools)
+                           tools=tools, early_answer="call")
     drive = run_inline if args.answer else run_threaded  # a scripted answer needs no second thread
     try:
         result = drive(turn, events, close=close)
