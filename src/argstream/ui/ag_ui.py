@@ -38,7 +38,7 @@ from ..stream import (
     ToolCallViolation,
 )
 from ._argtext import json_safe
-from ._common import Call, Ids, error_text, new_id, stream_error_text
+from ._common import _AsyncOver, Call, Ids, error_text, new_id, stream_error_text
 from .items import ApprovalAnswered, ApprovalRequested, ToolCallDecided, ToolCallDenied, ToolCallOutput
 
 __all__ = ["AgUiEncoder", "aag_ui_events", "ag_ui_events", "json_pointer"]
@@ -340,12 +340,17 @@ def ag_ui_events(
     encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id, fragments=fragments)
     yield from encoder.start()
     encode = encoder.encode
-    try:
-        for item in items:
-            yield from encode(item)
-    except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-        log.exception("the item stream raised")
-        yield from encoder.error(on_error(exc))
+    iterator = iter(items)
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
+            log.exception("the item stream raised")
+            yield from encoder.error(on_error(exc))
+            break
+        yield from encode(item)
     yield from encoder.finish()
 
 
@@ -358,18 +363,18 @@ async def aag_ui_events(
     for event in encoder.start():
         yield event
     encode = encoder.encode
-    try:
-        if hasattr(items, "__aiter__"):
-            async for item in items:
-                for event in encode(item):
-                    yield event
-        else:
-            for item in items:
-                for event in encode(item):
-                    yield event
-    except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-        log.exception("the item stream raised")
-        for event in encoder.error(on_error(exc)):
+    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else _AsyncOver(iter(items))
+    while True:
+        try:
+            item = await iterator.__anext__()
+        except StopAsyncIteration:
+            break
+        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
+            log.exception("the item stream raised")
+            for event in encoder.error(on_error(exc)):
+                yield event
+            break
+        for event in encode(item):
             yield event
     for event in encoder.finish():
         yield event

@@ -38,7 +38,7 @@ from ..stream import (
     ToolCallViolation,
 )
 from ._argtext import json_safe
-from ._common import AI_SDK_FINISH, Call, Ids, error_text, new_id, stream_error_text
+from ._common import _AsyncOver, AI_SDK_FINISH, Call, Ids, error_text, new_id, stream_error_text
 from .items import ApprovalAnswered, ApprovalRequested, ToolCallDecided, ToolCallDenied, ToolCallOutput
 
 __all__ = ["AiSdkEncoder", "aai_sdk_chunks", "ai_sdk_chunks"]
@@ -298,12 +298,17 @@ def ai_sdk_chunks(
     encoder = AiSdkEncoder(message_id=message_id, fragments=fragments, parameters=parameters)
     yield from encoder.start()
     encode = encoder.encode
-    try:
-        for item in items:
-            yield from encode(item)
-    except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-        log.exception("the item stream raised")
-        yield from encoder.error(on_error(exc))
+    iterator = iter(items)
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
+            log.exception("the item stream raised")
+            yield from encoder.error(on_error(exc))
+            break
+        yield from encode(item)
     yield from encoder.finish()
 
 
@@ -316,18 +321,18 @@ async def aai_sdk_chunks(
     for chunk in encoder.start():
         yield chunk
     encode = encoder.encode
-    try:
-        if hasattr(items, "__aiter__"):
-            async for item in items:
-                for chunk in encode(item):
-                    yield chunk
-        else:
-            for item in items:
-                for chunk in encode(item):
-                    yield chunk
-    except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-        log.exception("the item stream raised")
-        for chunk in encoder.error(on_error(exc)):
+    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else _AsyncOver(iter(items))
+    while True:
+        try:
+            item = await iterator.__anext__()
+        except StopAsyncIteration:
+            break
+        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
+            log.exception("the item stream raised")
+            for chunk in encoder.error(on_error(exc)):
+                yield chunk
+            break
+        for chunk in encode(item):
             yield chunk
     for chunk in encoder.finish():
         yield chunk
