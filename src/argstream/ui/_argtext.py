@@ -12,6 +12,7 @@ as a browser's ``JSON.stringify`` does.
 
 from __future__ import annotations
 
+import json
 import math
 from json.encoder import encode_basestring
 from typing import Any
@@ -22,6 +23,7 @@ from .._fragments_py import Done, Empty
 __all__ = ["ArgumentText", "json_safe"]
 
 _EMPTY = {"object": "{}", "array": "[]", "string": '""'}
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _scalar(value: Any) -> str:
@@ -48,18 +50,24 @@ class _Frame:
 class ArgumentText:
     """Turns one call's progress ``(path, leaf)`` pairs into JSON text deltas."""
 
-    __slots__ = ("_frames", "_string", "done")
+    __slots__ = ("_frames", "_string", "done", "started")
 
     def __init__(self) -> None:
         self._frames: list[_Frame] = []  # the open containers, root first
         self._string = False  # inside a string value
         self.done = False  # the root value is complete
+        self.started = False  # a fragment arrived
+
+    def whole(self, arguments: Any) -> str:
+        """The text of arguments that arrived without any fragment (a tool without parameters flushes ``{}``)."""
+        return "" if self.started else _compact(json_safe(arguments))
 
     def delta(self, path: tuple[Any, ...], leaf: Any) -> str:
         """The text that ``leaf`` at ``path`` adds."""
         cls = type(leaf)
         frames = self._frames
         depth = len(path)
+        self.started = True
         if self._string and cls in STRING_TYPES and depth == len(frames):
             return encode_basestring(leaf.text)[1:-1]  # the common case: one more piece of the same string
         out: list[str] = []

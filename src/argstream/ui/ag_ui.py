@@ -200,8 +200,10 @@ class AgUiEncoder:
         return call
 
     def _started(self, item: ToolCallStarted) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
         self.ids.calls.pop(item.index, None)  # a start always opens a new call
+        if not item.name:  # the name comes later (Gemini): start the call at its next item, which has it
+            return []
+        out: list[dict[str, Any]] = []
         self._call(item.index, item.id, item.name, out)
         return out
 
@@ -248,6 +250,9 @@ class AgUiEncoder:
     def _finished(self, item: ToolCallFinished) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         call = self._call(item.index, item.id, item.name, out)
+        whole = call.text.whole(item.arguments) if item.ok and not call.closed else ""
+        if whole:
+            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call.id, "delta": whole})
         out += self._end_call(call, item, item.ok)
         return out
 

@@ -155,10 +155,11 @@ class AiSdkEncoder:
         return call
 
     def _started(self, item: ToolCallStarted) -> list[dict[str, Any]]:
+        self.ids.calls.pop(item.index, None)
+        if not item.name:  # the name comes later (Gemini): start the call at its next item, which has it
+            return []
         out: list[dict[str, Any]] = []
-        self._step(out)
-        call = self.ids.call(item.id, item.name, item.index)
-        out.append({"type": "tool-input-start", "toolCallId": call.id, "toolName": item.name})
+        self._call(item.index, item.id, item.name, out)
         return out
 
     def _progress(self, item: Any) -> list[dict[str, Any]]:
@@ -205,6 +206,9 @@ class AiSdkEncoder:
             return out
         if not call.closed:
             call.closed = True
+            whole = call.text.whole(item.arguments)
+            if whole:
+                out.append({"type": "tool-input-delta", "toolCallId": call.id, "inputTextDelta": whole})
             out.append({"type": "tool-input-available", "toolCallId": call.id, "toolName": call.name,
                         "input": json_safe(item.arguments)})
         return out
