@@ -167,6 +167,8 @@ class AiSdkEncoder:
         out: list[dict[str, Any]] = []
         if call is None:
             call = self._call(item.index, item.tool_call_id, item.tool_name, out)
+        elif call.closed:  # progress after the call's end (not from iter_tool_stream): nothing to add
+            return out
         path, leaf = item.path, item.leaf
         delta = call.text.delta(path, leaf)
         if delta:
