@@ -20,7 +20,7 @@ def new_id(kind: str) -> str:
 class Call:
     """One tool call of the response, as an encoder sees it."""
 
-    __slots__ = ("id", "name", "index", "text", "closed", "parameters")
+    __slots__ = ("id", "name", "index", "text", "closed", "parameters", "path", "path_list")
 
     def __init__(self, call_id: str, name: str, index: int) -> None:
         self.id = call_id  # the id sent to the page (the provider's, unless missing or repeated)
@@ -29,6 +29,8 @@ class Call:
         self.text = ArgumentText()
         self.closed = False  # its input was reported available, or in error
         self.parameters: dict[str, Any] = {}  # top-level parameters complete so far
+        self.path: Any = None  # the last fragment's path, and it as a list (shared by a string's pieces)
+        self.path_list: list[Any] = []
 
 
 class Ids:

@@ -29,7 +29,7 @@ import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
-from .._backend import SCALAR_TYPES, STRING_TYPES
+from .._backend import STRING_TYPES
 from .._fragments_py import Done, Empty
 from ..events import FinishReason, ToolCallArgumentProgress
 from ..jsonform import to_dict
@@ -164,33 +164,37 @@ class AiSdkEncoder:
 
     def _progress(self, item: Any) -> list[dict[str, Any]]:
         call = self.ids.calls.get(item.index)
-        out: list[dict[str, Any]] = []
-        if call is None:
+        if call is None or call.closed:
+            out: list[dict[str, Any]] = []
+            if call is not None:  # progress after the call's end (not from iter_tool_stream): nothing to add
+                return out
             call = self._call(item.index, item.tool_call_id, item.tool_name, out)
-        elif call.closed:  # progress after the call's end (not from iter_tool_stream): nothing to add
-            return out
+        else:
+            out = []
         path, leaf = item.path, item.leaf
         delta = call.text.delta(path, leaf)
+        call_id = call.id
         if delta:
-            out.append({"type": "tool-input-delta", "toolCallId": call.id, "inputTextDelta": delta})
+            out.append({"type": "tool-input-delta", "toolCallId": call_id, "inputTextDelta": delta})
         if self.fragments:
-            data: dict[str, Any] = {"toolCallId": call.id, "path": list(path)}
+            if path is not call.path:  # the pieces of one string share their path: one list for them all
+                call.path, call.path_list = path, list(path)
             cls = type(leaf)
             if cls in STRING_TYPES:
-                data["text"] = leaf.text
+                data = {"toolCallId": call_id, "path": call.path_list, "text": leaf.text}
             elif cls is Done:
-                data["done"] = True
-            elif cls in SCALAR_TYPES:
-                data["value"] = json_safe(leaf.value)
+                data = {"toolCallId": call_id, "path": call.path_list, "done": True}
             elif cls is Empty:
-                data["value"] = _EMPTY_VALUE[leaf.kind]
+                data = {"toolCallId": call_id, "path": call.path_list, "value": _EMPTY_VALUE[leaf.kind]}
+            else:
+                data = {"toolCallId": call_id, "path": call.path_list, "value": json_safe(leaf.value)}
             out.append({"type": "data-argstream-fragment", "data": data, "transient": True})
         completed = item.completed
         if completed is not None and self.parameters and len(completed.path) == 1:
             name = completed.path[0]
             value = call.parameters[name] = json_safe(completed.value)
-            out.append({"type": "data-argstream-parameter", "id": f"{call.id}:{name}",
-                        "data": {"toolCallId": call.id, "name": name, "value": value}})
+            out.append({"type": "data-argstream-parameter", "id": f"{call_id}:{name}",
+                        "data": {"toolCallId": call_id, "name": name, "value": value}})
         return out
 
     def _input_error(self, call: Call, item: Any, arguments: Any) -> list[dict[str, Any]]:
