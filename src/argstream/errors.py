@@ -35,7 +35,7 @@ class ArgumentStreamError(ValueError):
     def __eq__(self, other: object) -> bool:  # equal by value, so items that hold one compare equal after a round trip
         if type(other) is not type(self):
             return NotImplemented
-        return self.__reduce__() == other.__reduce__()  # type: ignore[union-attr]
+        return self.__reduce__() == other.__reduce__()
 
     def __hash__(self) -> int:
         return hash(self.__reduce__())

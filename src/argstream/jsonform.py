@@ -75,7 +75,7 @@ def from_dict(cls: type[T], data: Any) -> T:
     if decode is None:
         raise TypeError(f"{getattr(cls, '__name__', cls)!r} has no JSON form")
     try:
-        return decode(cls, data)  # type: ignore[no-any-return]
+        return decode(cls, data)
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise ValueError(f"not the JSON form of a {cls.__name__}: {type(exc).__name__}: {exc}") from None
 
@@ -160,7 +160,7 @@ def _build() -> tuple[dict[type, Callable[[Any], Any]], dict[type, Callable[[Any
     # -- fragments: each backend decodes nested values into its own classes ------------------
 
     modules = [_fragments_py] + ([_backend.fragments_c] if _backend.fragments_c is not None else [])
-    fragment_decoders: dict[Any, dict[str, Callable[[Any], Any]]] = {}
+    fragment_decoders: dict[Any, Callable[[Any], Any]] = {}
 
     def fragment_decoder(module: Any) -> Callable[[Any], Any]:
         scalar, string, item, entry = module.Scalar, module.String, module.ArrayItem, module.ObjectEntry
@@ -215,12 +215,14 @@ def _build() -> tuple[dict[type, Callable[[Any], Any]], dict[type, Callable[[Any
             return {"type": "Done"}
         raise TypeError(f"{cls.__name__} is not a fragment")
 
+    def tagged(decode_in: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
+        return lambda c, d: decode_in(_tag(d, c))
+
     for module in modules:
-        decode_in = fragment_decoders[module]
         for name in ("Scalar", "String", "ArrayItem", "ObjectEntry"):
             cls = getattr(module, name)
             enc[cls] = enc_fragment
-            dec[cls] = lambda c, d, decode_in=decode_in: decode_in(_tag(d, c))
+            dec[cls] = tagged(fragment_decoders[module])
     for cls in (_fragments_py.Empty, _fragments_py.Done):
         enc[cls] = enc_fragment
         dec[cls] = lambda c, d: default_fragment(_tag(d, c))
@@ -252,7 +254,7 @@ def _build() -> tuple[dict[type, Callable[[Any], Any]], dict[type, Callable[[Any
     def dec_opt_error(data: Any) -> Any:
         if data is None:
             return None
-        cls = errors.get(data.get("type")) if isinstance(data, Mapping) else None
+        cls = errors.get(str(data.get("type"))) if isinstance(data, Mapping) else None
         if cls is None:
             raise TypeError(f"not an argument error: {_short(data)}")
         return dec_error(cls, data)

@@ -242,7 +242,7 @@ class AgUiEncoder:
         if call.closed:
             return []
         call.closed = True
-        out = [{"type": "TOOL_CALL_END", "toolCallId": call.id}]
+        out: list[dict[str, Any]] = [{"type": "TOOL_CALL_END", "toolCallId": call.id}]
         if not ok:
             out.append({"type": "CUSTOM", "name": "argstream.tool_input_error",
                         "value": {"toolCallId": call.id, "toolName": call.name, "errorText": error_text(item)}})

@@ -49,16 +49,16 @@ def sse_event(data: Any) -> bytes:
 
 def ai_sdk_sse(chunks: Iterable[dict[str, Any]] | AsyncIterable[dict[str, Any]]) -> Any:
     """SSE bytes of AI SDK UI chunks, ended by ``data: [DONE]``; async when ``chunks`` is."""
-    if hasattr(chunks, "__aiter__"):
+    if isinstance(chunks, AsyncIterable):
         return _aframe(chunks, DONE)
-    return _frame_sync(chunks, DONE)  # type: ignore[arg-type]
+    return _frame_sync(chunks, DONE)
 
 
 def ag_ui_sse(events: Iterable[dict[str, Any]] | AsyncIterable[dict[str, Any]]) -> Any:
     """SSE bytes of AG-UI events (``ag_ui.encoder.EventEncoder``'s framing); async when ``events`` is."""
-    if hasattr(events, "__aiter__"):
+    if isinstance(events, AsyncIterable):
         return _aframe(events, None)
-    return _frame_sync(events, None)  # type: ignore[arg-type]
+    return _frame_sync(events, None)
 
 
 def _frame_sync(items: Iterable[dict[str, Any]], end: bytes | None) -> Iterator[bytes]:
