@@ -180,3 +180,29 @@ def test_only_true_approves(approved: Any) -> None:
 
     items = asyncio.run(main())
     assert not any(type(i) is ToolCallOutput for i in items)
+
+
+async def test_a_provider_error_ends_the_items_and_the_encoder_reports_it() -> None:
+    class Broken(Wire):
+        async def __aiter__(self) -> Any:
+            for n, event in enumerate(self.events):
+                if n == 8:
+                    raise ConnectionError("reset by peer")
+                yield event
+
+    decisions, wire = stream(), Broken()
+    items: list[Any] = []
+    with pytest.raises(ConnectionError):
+        async for item in decisions.aitems(anthropic.ato_events(wire.__aiter__()), close=wire.close):
+            items.append(item)
+    assert type(items[-1]) is StreamFinished and items[-1].reason is FinishReason.ERROR
+
+    async def again() -> Any:
+        async for item in stream().aitems(anthropic.ato_events(Broken().__aiter__())):
+            yield item
+
+    chunks = [c async for c in aai_sdk_chunks(again())]
+    for chunk in chunks:
+        validate_ai_sdk(chunk)
+    assert [c["errorText"] for c in chunks if c["type"] == "error"][-1] == "the stream failed (ConnectionError)"
+    assert chunks[-1]["type"] == "finish"

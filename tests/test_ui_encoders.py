@@ -340,3 +340,37 @@ async def test_async_twins_give_the_same_sequence() -> None:
 def test_finished_reason_error_without_items() -> None:
     chunks = list(ai_sdk_chunks([StreamFinished(FinishReason.ERROR)]))
     assert [c["type"] for c in chunks] == ["start", "start-step", "error", "finish-step", "finish"]
+
+
+def test_starlette_streaming_response_carries_the_headers_and_frames() -> None:
+    pytest.importorskip("starlette", reason="the ui extra (starlette)")
+    from starlette.applications import Starlette
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    from argstream.ui import AG_UI_HEADERS, aag_ui_events, aai_sdk_chunks
+
+    wire = anthropic_wire(['{"path": "src/a.py"}'])
+
+    async def chat(request: Any) -> Any:
+        return StreamingResponse(ai_sdk_sse(aai_sdk_chunks(iter_tool_stream(wire))), headers=AI_SDK_HEADERS)
+
+    async def agent(request: Any) -> Any:
+        return StreamingResponse(ag_ui_sse(aag_ui_events(iter_tool_stream(wire))), headers=AG_UI_HEADERS)
+
+    app = Starlette(routes=[Route("/chat", chat, methods=["POST"]), Route("/agent", agent, methods=["POST"])])
+    with TestClient(app) as client:
+        response = client.post("/chat")
+        assert response.headers["content-type"].startswith("text/event-stream")
+        assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
+        frames = response.text.split("\n\n")
+        assert frames[-2] == "data: [DONE]" and frames[-1] == ""
+        for frame in frames[:-2]:
+            validate_ai_sdk(json.loads(frame.removeprefix("data: ")))
+        response = client.post("/agent")
+        assert response.headers["content-type"].startswith("text/event-stream")
+        frames = response.text.split("\n\n")[:-1]
+        for frame in frames:
+            validate_ag_ui(json.loads(frame.removeprefix("data: ")))
+        assert json.loads(frames[-1].removeprefix("data: "))["type"] == "RUN_FINISHED"

@@ -74,8 +74,11 @@ class Approval:
             running = None
         if running is self._loop:
             settle()
-        else:
-            self._loop.call_soon_threadsafe(settle)
+        elif not self._loop.is_closed():
+            try:
+                self._loop.call_soon_threadsafe(settle)
+            except RuntimeError:  # the loop closed meanwhile: the response is over, nothing to answer
+                pass
 
 
 class DecisionStream:
