@@ -50,11 +50,11 @@ class _Frame:
 class ArgumentText:
     """Turns one call's progress ``(path, leaf)`` pairs into JSON text deltas."""
 
-    __slots__ = ("_frames", "_string", "done", "started")
+    __slots__ = ("_frames", "string_depth", "done", "started")
 
     def __init__(self) -> None:
         self._frames: list[_Frame] = []  # the open containers, root first
-        self._string = False  # inside a string value
+        self.string_depth = -1  # the path length of the string value being written (-1: none)
         self.done = False  # the root value is complete
         self.started = False  # a fragment arrived
 
@@ -68,7 +68,7 @@ class ArgumentText:
         frames = self._frames
         depth = len(path)
         self.started = True
-        if self._string and cls in STRING_TYPES and depth == len(frames):
+        if depth == self.string_depth and cls in STRING_TYPES:
             return encode_basestring(leaf.text)[1:-1]  # the common case: one more piece of the same string
         out: list[str] = []
         for i in range(depth):
@@ -88,15 +88,15 @@ class ArgumentText:
                     out.append(encode_basestring(step))
                     out.append(":")
         if cls in STRING_TYPES:
-            if not self._string:
-                self._string = True
+            if self.string_depth < 0:
+                self.string_depth = depth
                 out.append('"')
             out.append(encode_basestring(leaf.text)[1:-1])
         elif cls is Done:
             if len(frames) > depth:
                 out.append(frames.pop().close)
-            elif self._string:
-                self._string = False
+            elif self.string_depth >= 0:
+                self.string_depth = -1
                 out.append('"')
             if depth:
                 frames[depth - 1].open = False

@@ -8,7 +8,7 @@ from typing import Any
 from ..events import FinishReason
 from ._argtext import ArgumentText
 
-__all__ = ["Call", "Ids", "new_id"]
+__all__ = ["AsyncOver", "Call", "Ids", "new_id"]
 
 
 
@@ -100,7 +100,7 @@ def stream_error_text(metadata: Any) -> str:
     return f"the model's response failed: {message}" if isinstance(message, str) else "the model's response failed"
 
 
-class _AsyncOver:
+class AsyncOver:
     """A plain iterator read as an async one."""
 
     __slots__ = ("_iterator",)

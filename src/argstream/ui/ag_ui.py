@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from json.encoder import encode_basestring
 from typing import Any
 
 from .._backend import SCALAR_TYPES, STRING_TYPES
@@ -38,7 +39,7 @@ from ..stream import (
     ToolCallViolation,
 )
 from ._argtext import json_safe
-from ._common import _AsyncOver, Call, Ids, error_text, new_id, stream_error_text
+from ._common import AsyncOver, Call, Ids, error_text, new_id, stream_error_text
 from .items import ApprovalAnswered, ApprovalRequested, ToolCallDecided, ToolCallDenied, ToolCallOutput
 
 __all__ = ["AgUiEncoder", "aag_ui_events", "ag_ui_events", "json_pointer"]
@@ -215,7 +216,11 @@ class AgUiEncoder:
         elif call.closed:  # progress after the call's end (not from iter_tool_stream): nothing to add
             return out
         path, leaf = item.path, item.leaf
-        delta = call.text.delta(path, leaf)
+        text = call.text
+        if type(leaf) in STRING_TYPES and len(path) == text.string_depth:
+            delta = encode_basestring(leaf.text)[1:-1]  # one more piece of the string being written
+        else:
+            delta = text.delta(path, leaf)
         if delta:
             out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call.id, "delta": delta})
         if self.fragments:
@@ -347,17 +352,17 @@ def ag_ui_events(
     encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id, fragments=fragments)
     yield from encoder.start()
     encode = encoder.encode
-    iterator = iter(items)
-    while True:
-        try:
-            item = next(iterator)
-        except StopIteration:
-            break
-        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-            log.exception("the item stream raised")
-            yield from encoder.error(on_error(exc))
-            break
-        yield from encode(item)
+    encoding = False  # an error while encoding is the caller's bug: it is raised, not reported
+    try:
+        for item in items:
+            encoding = True
+            yield from encode(item)
+            encoding = False
+    except Exception as exc:
+        if encoding:
+            raise
+        log.exception("the item stream raised")
+        yield from encoder.error(on_error(exc))
     yield from encoder.finish()
 
 
@@ -370,7 +375,7 @@ async def aag_ui_events(
     for event in encoder.start():
         yield event
     encode = encoder.encode
-    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else _AsyncOver(iter(items))
+    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else AsyncOver(iter(items))
     while True:
         try:
             item = await iterator.__anext__()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from json.encoder import encode_basestring
 from typing import Any
 
 from .._backend import STRING_TYPES
@@ -38,7 +39,7 @@ from ..stream import (
     ToolCallViolation,
 )
 from ._argtext import json_safe
-from ._common import _AsyncOver, AI_SDK_FINISH, Call, Ids, error_text, new_id, stream_error_text
+from ._common import AI_SDK_FINISH, AsyncOver, Call, Ids, error_text, new_id, stream_error_text
 from .items import ApprovalAnswered, ApprovalRequested, ToolCallDecided, ToolCallDenied, ToolCallOutput
 
 __all__ = ["AiSdkEncoder", "aai_sdk_chunks", "ai_sdk_chunks"]
@@ -172,14 +173,18 @@ class AiSdkEncoder:
         else:
             out = []
         path, leaf = item.path, item.leaf
-        delta = call.text.delta(path, leaf)
+        cls = type(leaf)
+        text = call.text
+        if cls in STRING_TYPES and len(path) == text.string_depth:
+            delta = encode_basestring(leaf.text)[1:-1]  # one more piece of the string being written
+        else:
+            delta = text.delta(path, leaf)
         call_id = call.id
         if delta:
             out.append({"type": "tool-input-delta", "toolCallId": call_id, "inputTextDelta": delta})
         if self.fragments:
             if path is not call.path:  # the pieces of one string share their path: one list for them all
                 call.path, call.path_list = path, list(path)
-            cls = type(leaf)
             if cls in STRING_TYPES:
                 data = {"toolCallId": call_id, "path": call.path_list, "text": leaf.text}
             elif cls is Done:
@@ -308,17 +313,17 @@ def ai_sdk_chunks(
     encoder = AiSdkEncoder(message_id=message_id, fragments=fragments, parameters=parameters)
     yield from encoder.start()
     encode = encoder.encode
-    iterator = iter(items)
-    while True:
-        try:
-            item = next(iterator)
-        except StopIteration:
-            break
-        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-            log.exception("the item stream raised")
-            yield from encoder.error(on_error(exc))
-            break
-        yield from encode(item)
+    encoding = False  # an error while encoding is the caller's bug: it is raised, not reported
+    try:
+        for item in items:
+            encoding = True
+            yield from encode(item)
+            encoding = False
+    except Exception as exc:
+        if encoding:
+            raise
+        log.exception("the item stream raised")
+        yield from encoder.error(on_error(exc))
     yield from encoder.finish()
 
 
@@ -331,7 +336,7 @@ async def aai_sdk_chunks(
     for chunk in encoder.start():
         yield chunk
     encode = encoder.encode
-    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else _AsyncOver(iter(items))
+    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else AsyncOver(iter(items))
     while True:
         try:
             item = await iterator.__anext__()
