@@ -193,7 +193,6 @@ def main() -> None:
     from argstream import BACKEND
 
     check()
-    base = best_of(run_items)
     print(f"anthropic/create_file_20k: {DELTAS} argument deltas, backend {BACKEND}")
     print(f"{'case':<28}{'ms':>9}{'µs/delta':>11}{'added µs/delta':>16}")
     for name, fn in CASES.items():

@@ -7,22 +7,16 @@ in a thread on a free port; a screenshot of each run is kept under the pytest tm
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import socket
-import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import ROOT
+from test_ui_example import Server
 
-pytest.importorskip("starlette", reason="the ui extra (starlette)")
-uvicorn = pytest.importorskip("uvicorn", reason="the ui extra (uvicorn)")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the test extra)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -30,46 +24,6 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
     reason="headless browser test: needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
 )
-
-APP = ROOT / "examples" / "chat_ui" / "app.py"
-DELAY = 0.08  # seconds between wire events: slow enough to watch the content grow
-
-
-def load_example() -> Any:
-    spec = importlib.util.spec_from_file_location("chat_ui_app", APP)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class Server:
-    """The example app under uvicorn in a thread."""
-
-    def __init__(self, recording: Path | None = None) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        app = load_example().create_app(recording, DELAY)
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the example server did not start"
-            time.sleep(0.05)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def state(self) -> dict[str, Any]:
-        with urllib.request.urlopen(f"{self.url}/state", timeout=10) as response:
-            return json.loads(response.read())
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture
@@ -231,3 +185,4 @@ def test_hostile_text_is_shown_as_text(browser: Any, tmp_path: Path) -> None:
         screenshot(browser, tmp_path, "hostile")
     finally:
         server.stop()
+

@@ -19,7 +19,7 @@ import pytest
 
 from argstream import iter_tool_stream
 from argstream.builder import EventBuilder
-from argstream.events import ArgumentChunk, FinishReason, Part, ToolCall, ToolCallArgumentProgress
+from argstream.events import ArgumentChunk, FinishReason, Part, ToolCall
 from argstream.providers import ProviderProtocolError
 from argstream.stream import StreamFinished, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolCallViolation
 from argstream.ui._argtext import json_safe

@@ -9,7 +9,8 @@ replays another one (one wire event a line, or raw SSE; the provider is detected
 before a file is written under ``src/``, as soon as the ``path`` argument is complete, while the
 ``content`` still streams. Approving lets the call finish and "run" (it writes to an in-memory
 workspace, never to disk); declining cancels the response. The page speaks the AI SDK UI message
-stream (POST /chat) and answers prompts through POST /answer.
+stream (POST /chat) and answers prompts through POST /answer; POST /agent streams the same as AG-UI
+events.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from starlette.routing import Route
 from argstream.cli import wire_objects
 from argstream.policy import load_policies
 from argstream.providers.detect import detect_provider
-from argstream.ui import AI_SDK_HEADERS, DecisionStream, aai_sdk_chunks, ai_sdk_sse
+from argstream.ui import (
+    AG_UI_HEADERS, AI_SDK_HEADERS, DecisionStream, aag_ui_events, aai_sdk_chunks, ag_ui_sse, ai_sdk_sse,
+)
 
 HERE = Path(__file__).resolve().parent
 POLICY = """
@@ -87,6 +90,11 @@ def create_app(recording: Path | None = None, delay: float = 0.05) -> Starlette:
         chunks = aai_sdk_chunks(decisions.aitems(events, close=events.aclose))
         return StreamingResponse(ai_sdk_sse(chunks), headers=AI_SDK_HEADERS)
 
+    async def agent(request: Request) -> Response:
+        events = adapter.ato_events(paced())
+        stream = aag_ui_events(decisions.aitems(events, close=events.aclose))
+        return StreamingResponse(ag_ui_sse(stream), headers=AG_UI_HEADERS)
+
     async def answer(request: Request) -> Response:
         try:
             body = await request.json()
@@ -104,6 +112,7 @@ def create_app(recording: Path | None = None, delay: float = 0.05) -> Starlette:
     return Starlette(routes=[
         Route("/", page),
         Route("/chat", chat, methods=["POST"]),
+        Route("/agent", agent, methods=["POST"]),
         Route("/answer", answer, methods=["POST"]),
         Route("/state", state),
     ])

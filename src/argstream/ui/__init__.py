@@ -22,5 +22,5 @@ from .sse import AG_UI_HEADERS, AI_SDK_HEADERS, ag_ui_sse, ai_sdk_sse, sse_event
 __all__ = [
     "AG_UI_HEADERS", "AI_SDK_HEADERS", "AgUiEncoder", "AiSdkEncoder", "Approval", "ApprovalAnswered",
     "ApprovalRequested", "DecisionStream", "ToolCallDecided", "ToolCallDenied", "ToolCallOutput", "aag_ui_events",
-    "aai_sdk_chunks", "ag_ui_events", "ag_ui_sse", "ai_sdk_chunks", "sse_event",
+    "aai_sdk_chunks", "ag_ui_events", "ag_ui_sse", "ai_sdk_chunks", "ai_sdk_sse", "sse_event",
 ]
