@@ -22,7 +22,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
-    reason="headless browser test: needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
+    reason="headless browser test: needs Debian's chromium and chromium-driver "
+    "(apt-get install chromium chromium-driver)",
 )
 
 
