@@ -236,7 +236,7 @@ class AgUiEncoder:
                 data["value"] = _EMPTY_VALUE[leaf.kind]
             out.append({"type": "CUSTOM", "name": "argstream.fragment", "value": data})
         completed = item.completed
-        if completed is not None and len(completed.path) == 1:
+        if completed is not None and len(completed.path) == 1 and type(completed.path[0]) is str:
             name = completed.path[0]
             value = call.parameters[name] = json_safe(completed.value)
             out.append({"type": "STATE_DELTA", "delta": [

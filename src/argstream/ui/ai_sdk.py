@@ -195,7 +195,7 @@ class AiSdkEncoder:
                 data = {"toolCallId": call_id, "path": call.path_list, "value": json_safe(leaf.value)}
             out.append({"type": "data-argstream-fragment", "data": data, "transient": True})
         completed = item.completed
-        if completed is not None and self.parameters and len(completed.path) == 1:
+        if completed is not None and self.parameters and len(completed.path) == 1 and type(completed.path[0]) is str:
             name = completed.path[0]
             value = call.parameters[name] = json_safe(completed.value)
             out.append({"type": "data-argstream-parameter", "id": f"{call_id}:{name}",
