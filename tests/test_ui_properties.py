@@ -1,5 +1,6 @@
 """Hypothesis: any stream of items, in any order and with any ids, names and text, encodes to a chunk
-sequence that pydantic-ai's AI SDK UI models and ``ag_ui.core.Event`` accept, in protocol order."""
+sequence that pydantic-ai's AI SDK UI models and ``ag_ui.core.Event`` accept, in protocol order; and
+any item round-trips through its JSON form."""
 
 from __future__ import annotations
 
@@ -122,3 +123,28 @@ def test_any_item_stream_encodes_to_valid_ordered_chunks(items: list[Any]) -> No
     assert sum(e["type"] in ("RUN_FINISHED", "RUN_ERROR") for e in events) == 1
     json.dumps(chunks, allow_nan=False)
     json.dumps(events, allow_nan=False)
+
+
+@settings(max_examples=150)
+@given(st.lists(item, max_size=10))
+def test_any_core_item_round_trips_through_its_json_form(items: list[Any]) -> None:
+    from argstream import jsonform
+
+    for one in items:
+        if type(one).__module__.startswith("argstream.ui"):
+            continue  # the decision items have no JSON form of their own
+        data = json.loads(json.dumps(jsonform.to_dict(one)))
+        back = jsonform.from_dict(type(one), data)
+        if not _has_nan(data):  # NaN (a model cannot write it; JSON has no NaN) never equals itself
+            assert jsonform.to_dict(back) == jsonform.to_dict(one)
+            assert back == one
+
+
+def _has_nan(value: Any) -> bool:
+    if isinstance(value, float):
+        return value != value
+    if isinstance(value, dict):
+        return any(_has_nan(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_nan(v) for v in value)
+    return False
