@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 from collections.abc import AsyncIterator, Iterator
 from importlib import resources
@@ -63,7 +64,7 @@ def create_app(recording: Path | None = None, delay: float = 0.05) -> Starlette:
     """The app: ``recording`` is replayed for every chat request, one wire event every ``delay`` seconds."""
     wire = read_recording(recording)
     provider = detect_provider(wire[0])
-    adapter = __import__(f"argstream.providers.{provider}", fromlist=["ato_events"])
+    adapter = importlib.import_module(f"argstream.providers.{provider}")
     tools = demo_tools()
     workspace: dict[str, str] = {}  # what approved calls "wrote"
     executed: list[dict[str, Any]] = []

@@ -28,6 +28,7 @@ nothing from the modules whose classes inherit :class:`JsonForm`.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -459,7 +460,18 @@ def _missing(name: str) -> Any:
     raise TypeError(f"{name} is required")
 
 
+_TAKES_FRAGMENT: dict[type, bool] = {}
+
+
 def _make_progress(cls: Any, call_id: str, name: str, nest: Callable[..., Any], path: tuple[str | int, ...],
                    leaf: Any, completed: Any, index: int) -> Any:
-    """Build a progress item from its call, path, leaf and completed value (the fragment is their nesting)."""
-    return cls(call_id, name, nest(path, leaf), path, leaf, completed, index)
+    """Build a progress item from its call, path, leaf and completed value, by keyword; the fragment
+    (their nesting) is passed only to a class that takes it rather than computing it."""
+    takes = _TAKES_FRAGMENT.get(cls)
+    if takes is None:
+        try:
+            takes = _TAKES_FRAGMENT[cls] = "fragment" in inspect.signature(cls).parameters
+        except (TypeError, ValueError):  # no signature to read (an extension type): pass it
+            takes = _TAKES_FRAGMENT[cls] = True
+    extra = {"fragment": nest(path, leaf)} if takes else {}
+    return cls(tool_call_id=call_id, tool_name=name, path=path, leaf=leaf, completed=completed, index=index, **extra)
