@@ -34,11 +34,11 @@ def load_example() -> Any:
 class Server:
     """The example app under uvicorn in a thread."""
 
-    def __init__(self, recording: Path | None = None) -> None:
+    def __init__(self, recording: Path | None = None, model: str | None = None) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        app = load_example().create_app(recording, DELAY)
+        app = load_example().create_app(recording, DELAY, model)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -87,3 +87,45 @@ def test_the_ag_ui_endpoint_streams_valid_events() -> None:
         assert server.state()["executed"] == []
     finally:
         server.stop()
+
+
+def sse_events(response: Any) -> Any:
+    for line in response:
+        if line.startswith(b"data: ") and line.strip() != b"data: [DONE]":
+            yield json.loads(line[6:])
+
+
+@pytest.mark.sdk
+def test_a_real_model_through_the_anthropic_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--model``: the official SDK streams from a loopback server (the demo recording as SSE); approve runs it."""
+    pytest.importorskip("anthropic")
+    from importlib import resources
+
+    from loopback import LoopbackServer, Reply, sse
+
+    from test_ui_encoders import validate_ai_sdk
+
+    demo = [json.loads(line) for line in
+            resources.files("argstream").joinpath("data/demo.anthropic.jsonl").read_text().splitlines()]
+    with LoopbackServer(Reply.body(sse(demo, event_field="type"), 97)) as upstream:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", upstream.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        server = Server(model="claude-test")
+        try:
+            request = urllib.request.Request(f"{server.url}/chat", method="POST")
+            types = []
+            with urllib.request.urlopen(request, timeout=60) as response:
+                for chunk in sse_events(response):
+                    validate_ai_sdk(chunk)
+                    types.append(chunk["type"])
+                    if chunk["type"] == "data-argstream-approval" and chunk["data"]["state"] == "requested":
+                        assert chunk["data"]["arguments"] == {"path": "src/greet.py"}
+                        body = json.dumps({"approvalId": chunk["data"]["approvalId"], "approved": True}).encode()
+                        answer = urllib.request.Request(f"{server.url}/answer", body, method="POST")
+                        urllib.request.urlopen(answer, timeout=10).close()
+            assert "tool-output-available" in types and types[-1] == "finish"
+            assert server.state()["executed"] == [{"name": "fs_create_file", "path": "src/greet.py"}]
+            sent = json.loads(upstream.exchanges[0].body)
+            assert sent["model"] == "claude-test" and sent["stream"] is True
+        finally:
+            server.stop()

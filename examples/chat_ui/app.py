@@ -5,7 +5,8 @@
 
 It replays the recording shipped in the package (an Anthropic stream: thinking, text, then an
 ``fs_create_file`` call), paced like a live model, so no API key is needed; ``--recording FILE``
-replays another one (one wire event a line, or raw SSE; the provider is detected). The policy asks
+replays another one (one wire event a line, or raw SSE; the provider is detected); ``--model M``
+asks Anthropic's API instead (``pip install anthropic``, ``ANTHROPIC_API_KEY``). The policy asks
 before a file is written under ``src/``, as soon as the ``path`` argument is complete, while the
 ``content`` still streams. Approving lets the call finish and "run" (it writes to an in-memory
 workspace, never to disk); declining cancels the response. The page speaks the AI SDK UI message
@@ -60,10 +61,14 @@ def read_recording(path: Path | None) -> list[dict[str, Any]]:
         return list(wire_objects(f, str(path)))
 
 
-def create_app(recording: Path | None = None, delay: float = 0.05) -> Starlette:
-    """The app: ``recording`` is replayed for every chat request, one wire event every ``delay`` seconds."""
-    wire = read_recording(recording)
-    provider = detect_provider(wire[0])
+PROMPT = "Write a small greeter script to src/greet.py."
+
+
+def create_app(recording: Path | None = None, delay: float = 0.05, model: str | None = None) -> Starlette:
+    """The app: ``recording`` is replayed for every chat request, one wire event every ``delay``
+    seconds; with ``model``, Anthropic's API is asked instead (``ANTHROPIC_API_KEY``)."""
+    wire = read_recording(recording) if model is None else []
+    provider = detect_provider(wire[0]) if wire else "anthropic"
     adapter = importlib.import_module(f"argstream.providers.{provider}")
     tools = demo_tools()
     workspace: dict[str, str] = {}  # what approved calls "wrote"
@@ -86,14 +91,25 @@ def create_app(recording: Path | None = None, delay: float = 0.05) -> Starlette:
     async def page(request: Request) -> Response:
         return HTMLResponse((HERE / "index.html").read_text(encoding="utf-8"))
 
+    async def provider_events() -> tuple[Any, Any]:
+        """The response's events, and what closes its stream."""
+        if model is None:
+            events = adapter.ato_events(paced())
+            return events, events.aclose
+        from anthropic import AsyncAnthropic
+
+        stream = await AsyncAnthropic().messages.create(
+            model=model, max_tokens=4096, tools=tools, stream=True, messages=[{"role": "user", "content": PROMPT}])
+        return adapter.ato_events(stream), stream.close
+
     async def chat(request: Request) -> Response:
-        events = adapter.ato_events(paced())
-        chunks = aai_sdk_chunks(decisions.aitems(events, close=events.aclose))
+        events, close = await provider_events()
+        chunks = aai_sdk_chunks(decisions.aitems(events, close=close))
         return StreamingResponse(ai_sdk_sse(chunks), headers=AI_SDK_HEADERS)
 
     async def agent(request: Request) -> Response:
-        events = adapter.ato_events(paced())
-        stream = aag_ui_events(decisions.aitems(events, close=events.aclose))
+        events, close = await provider_events()
+        stream = aag_ui_events(decisions.aitems(events, close=close))
         return StreamingResponse(ag_ui_sse(stream), headers=AG_UI_HEADERS)
 
     async def answer(request: Request) -> Response:
@@ -125,10 +141,11 @@ def main(argv: Iterator[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--recording", type=Path, help="a recorded stream to replay (default: the shipped demo)")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds between wire events (default 0.05)")
+    parser.add_argument("--model", help="ask this Anthropic model instead of replaying (needs ANTHROPIC_API_KEY)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args(list(argv) if argv is not None else None)
-    uvicorn.run(create_app(args.recording, args.delay), host=args.host, port=args.port)
+    uvicorn.run(create_app(args.recording, args.delay, args.model), host=args.host, port=args.port)
 
 
 if __name__ == "__main__":
