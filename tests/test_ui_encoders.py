@@ -21,9 +21,11 @@ from argstream import iter_tool_stream
 from argstream.builder import EventBuilder
 from argstream.events import ArgumentChunk, FinishReason, Part, ToolCall
 from argstream.providers import ProviderProtocolError
-from argstream.stream import StreamFinished, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolCallViolation
+from argstream.stream import (
+    StreamFinished, TextDelta, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolCallViolation,
+)
+from argstream.ui import AI_SDK_HEADERS, ag_ui_events, ag_ui_sse, ai_sdk_chunks, ai_sdk_sse, sse_event
 from argstream.ui._argtext import json_safe
-from argstream.ui import AI_SDK_HEADERS, ag_ui_events, ag_ui_sse, ai_sdk_chunks, ai_sdk_sse
 
 from _provider_runs import FOLDERS, expected_of, read_recording
 
@@ -374,3 +376,24 @@ def test_starlette_streaming_response_carries_the_headers_and_frames() -> None:
         for frame in frames:
             validate_ag_ui(json.loads(frame.removeprefix("data: ")))
         assert json.loads(frames[-1].removeprefix("data: "))["type"] == "RUN_FINISHED"
+
+
+def test_ag_ui_framing_reads_as_the_sdks_own_encoder_writes() -> None:
+    """``ag_ui_sse`` frames each event as ``ag_ui.encoder.EventEncoder`` does: the same JSON per ``data:`` line
+    (and a lone surrogate in model text, which the SDK's encoder cannot write, travels escaped)."""
+    from ag_ui.encoder import EventEncoder
+
+    encoder = EventEncoder()
+    lone = next(e for e in ag_ui_events([TextDelta("\ud800", 0)]) if e["type"] == "TEXT_MESSAGE_CONTENT")
+    with pytest.raises(ValueError):
+        encoder.encode(AG_UI_EVENT.validate_python(lone))
+    assert json.loads(sse_event(lone)[6:]) == lone
+    text = HOSTILE.replace("\ud800", "")
+    items = list(iter_tool_stream(anthropic_wire(['{"path": "src/<a>.py", "content": "\u2028x"}'], text=text)))
+    events = list(ag_ui_events(items))
+    ours = b"".join(ag_ui_sse(iter(events))).decode("ascii").split("\n\n")[:-1]
+    theirs = [encoder.encode(AG_UI_EVENT.validate_python(event)) for event in events]
+    assert len(ours) == len(theirs)
+    for mine, sdk in zip(ours, theirs):
+        assert mine.startswith("data: ") and sdk.startswith("data: ") and sdk.endswith("\n\n")
+        assert json.loads(mine[6:]) == json.loads(sdk[6:-2])
