@@ -43,10 +43,12 @@ AG_UI_EVENT = TypeAdapter(ag_core.Event)
 
 
 def validate_ai_sdk(chunk: dict[str, Any]) -> None:
-    """One chunk against pydantic-ai's model of it (extra keys forbidden), and as JSON."""
+    """One chunk against pydantic-ai's model of it (extra keys forbidden), which writes it back the same
+    (as its ``encode`` does: camelCase, a ``null`` field left out), and as JSON."""
     kind = chunk["type"]
     model = rt.DataChunk if kind.startswith("data-") else AI_SDK_MODELS[kind]
-    model.model_validate(chunk)
+    written = model.model_validate(chunk).model_dump(by_alias=True, exclude_none=True)
+    assert written == {key: value for key, value in chunk.items() if value is not None}
     assert json.loads(json.dumps(chunk, allow_nan=False)) == chunk
 
 
