@@ -129,3 +129,18 @@ def test_a_real_model_through_the_anthropic_sdk(monkeypatch: pytest.MonkeyPatch)
             assert sent["model"] == "claude-test" and sent["stream"] is True
         finally:
             server.stop()
+
+
+def test_the_page_allows_no_script_but_its_own() -> None:
+    server = Server()
+    try:
+        with urllib.request.urlopen(f"{server.url}/", timeout=10) as response:
+            policy = response.headers["content-security-policy"]
+            page = response.read().decode("utf-8")
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+        assert '<script src="/app.js"></script>' in page and "innerHTML" not in page
+        with urllib.request.urlopen(f"{server.url}/app.js", timeout=10) as response:
+            assert response.headers["content-type"].startswith("text/javascript")
+            assert "innerHTML" not in response.read().decode("utf-8").replace("never innerHTML", "")
+    finally:
+        server.stop()

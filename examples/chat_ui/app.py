@@ -62,6 +62,11 @@ def read_recording(path: Path | None) -> list[dict[str, Any]]:
 
 
 PROMPT = "Write a small greeter script to src/greet.py."
+# Model text reaches the page only through textContent; the policy also forbids any script but ours.
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'unsafe-inline'; object-src 'none'",
+    "x-content-type-options": "nosniff",
+}
 
 
 def create_app(recording: Path | None = None, delay: float = 0.05, model: str | None = None) -> Starlette:
@@ -89,7 +94,11 @@ def create_app(recording: Path | None = None, delay: float = 0.05, model: str | 
             yield event
 
     async def page(request: Request) -> Response:
-        return HTMLResponse((HERE / "index.html").read_text(encoding="utf-8"))
+        return HTMLResponse((HERE / "index.html").read_text(encoding="utf-8"), headers=SECURITY_HEADERS)
+
+    async def script(request: Request) -> Response:
+        return Response((HERE / "app.js").read_text(encoding="utf-8"), media_type="text/javascript",
+                        headers=SECURITY_HEADERS)
 
     async def provider_events() -> tuple[Any, Any]:
         """The response's events, and what closes its stream."""
@@ -128,6 +137,7 @@ def create_app(recording: Path | None = None, delay: float = 0.05, model: str | 
 
     return Starlette(routes=[
         Route("/", page),
+        Route("/app.js", script),
         Route("/chat", chat, methods=["POST"]),
         Route("/agent", agent, methods=["POST"]),
         Route("/answer", answer, methods=["POST"]),
