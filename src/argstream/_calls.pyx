@@ -76,6 +76,17 @@ cdef class ToolCallArgumentProgress:
             self._fragment = (NEST_TWIN if self._twin else NEST)(self.path, self.leaf)
         return self._fragment
 
+    def to_dict(self):
+        """This item as JSON-ready data (see :mod:`argstream.jsonform`)."""
+        from argstream.jsonform import to_dict
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        """The item that :meth:`to_dict` gave ``data`` for. Raises ``ValueError`` for any other data."""
+        from argstream.jsonform import from_dict
+        return from_dict(cls, data)
+
     @property
     def parameter(self):
         """The top-level parameter this fragment belongs to (``None`` for the root's own fragments)."""

@@ -97,6 +97,19 @@ class ToolCallArgumentProgress:
             object.__setattr__(self, "_fragment", fragment)
         return fragment
 
+    def to_dict(self) -> Any:
+        """This item as JSON-ready data (see :mod:`argstream.jsonform`)."""
+        from .jsonform import to_dict
+
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Any:
+        """The item that :meth:`to_dict` gave ``data`` for. Raises ``ValueError`` for any other data."""
+        from .jsonform import from_dict
+
+        return from_dict(cls, data)
+
     @property
     def parameter(self) -> str | None:
         """The top-level parameter this fragment belongs to (``None`` for the root's own fragments)."""

@@ -32,6 +32,14 @@ class ArgumentStreamError(ValueError):
     def __reduce__(self):  # keep the fields through pickling (multiprocessing, caches)
         return type(self), (self.msg, self.pos, self.line, self.col)
 
+    def __eq__(self, other: object) -> bool:  # equal by value, so items that hold one compare equal after a round trip
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__reduce__() == other.__reduce__()
+
+    def __hash__(self) -> int:
+        return hash(self.__reduce__())
+
 
 class IncompleteJSONError(ArgumentStreamError):
     """The input ended (``finish()``) before the root value was complete."""

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping, Union
 
 from . import _backend
+from .jsonform import JsonForm
 
 if TYPE_CHECKING:
     from .errors import ArgumentStreamError
@@ -32,7 +33,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallStart:
+class ToolCallStart(JsonForm):
     """Tool call identity; when several arrive for one index, the first non-empty value of each field wins."""
 
     id: str
@@ -40,7 +41,7 @@ class ToolCallStart:
 
 
 @dataclass(frozen=True, slots=True)
-class ArgumentChunk:
+class ArgumentChunk(JsonForm):
     """A raw chunk of the tool call's argument JSON."""
 
     text: str
@@ -53,28 +54,28 @@ ToolCallPart = Union[ToolCallStart, ArgumentChunk]
 
 
 @dataclass(frozen=True, slots=True)
-class Message:
+class Message(JsonForm):
     """A chunk of assistant message text."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class Reasoning:
+class Reasoning(JsonForm):
     """A chunk of reasoning / thinking text."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class Structured:
+class Structured(JsonForm):
     """A chunk of structured-output JSON text."""
 
     chunk: str
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(JsonForm):
     """Tool call streaming data."""
 
     part: ToolCallPart
@@ -88,7 +89,7 @@ EventPart = Union[Message, Reasoning, Structured, ToolCall]
 _EVENT_PARTS = (Message, Reasoning, Structured, ToolCall)
 
 
-class FinishReason(enum.Enum):
+class FinishReason(JsonForm, enum.Enum):
     """Why a response stream ended, uniform across providers."""
 
     COMPLETED = "completed"
@@ -105,7 +106,7 @@ def _empty() -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class Part:
+class Part(JsonForm):
     """Streaming data for ``index``, accumulated by the builder until ``Flush``."""
 
     index: int
@@ -120,7 +121,7 @@ class Part:
 
 
 @dataclass(frozen=True, slots=True)
-class Flush:
+class Flush(JsonForm):
     """Flush the parts accumulated for ``index`` into one ``ConversationEvent``."""
 
     index: int
@@ -128,7 +129,7 @@ class Flush:
 
 
 @dataclass(frozen=True, slots=True)
-class Finished:
+class Finished(JsonForm):
     """The response stream is finished.
 
     ``metadata`` is usually empty; adapters put the provider's raw reason there
@@ -146,17 +147,17 @@ Event = Union[Part, Flush, Finished]
 
 
 @dataclass(frozen=True, slots=True)
-class ChatMessage:
+class ChatMessage(JsonForm):
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class ChatReasoning:
+class ChatReasoning(JsonForm):
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class ChatStructured:
+class ChatStructured(JsonForm):
     """Structured output. ``error`` holds the ``ArgumentStreamError`` when its JSON text was not valid."""
 
     data: Any
@@ -164,7 +165,7 @@ class ChatStructured:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallRequest:
+class ToolCallRequest(JsonForm):
     """A complete tool call. ``error`` holds the ``ArgumentStreamError`` when the argument text was not valid JSON;
     ``violations`` the schema violations proven in it (``argstream.schema.Violation``), when the
     builder was given the tool definitions."""
@@ -185,7 +186,7 @@ def _now() -> datetime:
 
 
 @dataclass(frozen=True, slots=True)
-class ConversationEvent:
+class ConversationEvent(JsonForm):
     """A persisted event: one flushed index."""
 
     kind: EventKind

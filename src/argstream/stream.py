@@ -62,6 +62,7 @@ from .events import (
     ToolCallArgumentProgress,
     ToolCallRequest,
 )
+from .jsonform import JsonForm
 from .providers._common import _Run
 from .providers.detect import detect_provider
 
@@ -77,7 +78,7 @@ def _empty() -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class TextDelta:
+class TextDelta(JsonForm):
     """A chunk of assistant message text for ``index``."""
 
     text: str
@@ -85,7 +86,7 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class ReasoningDelta:
+class ReasoningDelta(JsonForm):
     """A chunk of reasoning text for ``index``."""
 
     text: str
@@ -93,7 +94,7 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class StructuredDelta:
+class StructuredDelta(JsonForm):
     """A chunk of structured-output JSON text for ``index``."""
 
     chunk: str
@@ -101,7 +102,7 @@ class StructuredDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallStarted:
+class ToolCallStarted(JsonForm):
     """A tool call began streaming (its id and name as known at its first part)."""
 
     id: str
@@ -110,7 +111,7 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallFinished:
+class ToolCallFinished(JsonForm):
     """The provider closed a tool call. Check :attr:`ok` (or ``error``) before running it."""
 
     id: str
@@ -128,7 +129,7 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallFailed:
+class ToolCallFailed(JsonForm):
     """A tool call that will never run, reported the moment that is certain: its arguments
     stopped being valid JSON (``error`` is the parser's ``ArgumentStreamError``, a
     ``DuplicateKeyError`` for a repeated key), or the response ended before they were complete
@@ -142,7 +143,7 @@ class ToolCallFailed:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallViolation:
+class ToolCallViolation(JsonForm):
     """A tool call's first schema violation, the moment it is proven (with ``tools=``): ``violation``
     says where (``path``, input ``offset``), which keyword, and why. The finished call carries all
     of them, and is not :attr:`ToolCallFinished.ok`."""
@@ -154,7 +155,7 @@ class ToolCallViolation:
 
 
 @dataclass(frozen=True, slots=True)
-class StreamFinished:
+class StreamFinished(JsonForm):
     """One response ended. ``events`` are its flushed ``ConversationEvent``s, in order, to persist;
     ``incomplete`` the ones cut off before their flush (``metadata["incomplete"]`` is set)."""
 
