@@ -13,9 +13,12 @@
             case StreamFinished(reason, events):
                 conversation.extend(events)
 
-The provider is detected from the first item (SDK objects by their module, wire dicts by their
-shape) or named: ``provider="openai_chat"``, a providers module, or any ``to_events``-style
-function. Items, in stream order:
+The stream is an SDK's stream, decoded wire dicts, or the raw HTTP body itself: ``str`` or UTF-8
+``bytes`` chunks of SSE or NDJSON, cut anywhere (``response.iter_bytes()`` of httpx,
+``response.content.iter_any()`` of aiohttp), decoded as they arrive. The provider is detected
+from the first item (SDK objects by their module, wire dicts by their shape) or named:
+``provider="openai_chat"``, a providers module, or any ``to_events``-style function. Items, in
+stream order:
 
 - :class:`TextDelta`, :class:`ReasoningDelta`, :class:`StructuredDelta`: text as it arrives;
 - :class:`ToolCallStarted`: once per call, at its first part;
@@ -65,6 +68,7 @@ from .events import (
 from .jsonform import JsonForm
 from .providers._common import _Run
 from .providers.detect import detect_provider
+from .providers.wire import WireDecoder
 
 __all__ = [
     "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
@@ -408,6 +412,9 @@ def iter_tool_stream(
     try:
         try:
             first = next(iterator)
+            if isinstance(first, _RAW):  # the HTTP body itself: decode SSE / NDJSON as it arrives
+                iterator = _decoded(first, iterator)
+                first = next(iterator)
         except StopIteration:
             yield from state.feed(Finished(FinishReason.ERROR))
             return
@@ -462,6 +469,9 @@ async def aiter_tool_stream(
     try:
         try:
             first = await iterator.__anext__() if is_async else next(iterator)
+            if isinstance(first, _RAW):  # the HTTP body itself: decode SSE / NDJSON as it arrives
+                iterator, is_async = _adecoded(first, iterator, is_async), True
+                first = await iterator.__anext__()
         except (StopIteration, StopAsyncIteration):
             for item in state.feed(Finished(FinishReason.ERROR)):
                 yield item
@@ -519,6 +529,34 @@ def _with_tools(builder_factory: Callable[[], EventBuilder], tools: Any) -> Call
     if builder_factory is not EventBuilder:
         raise TypeError("pass tools= to your own builder_factory's EventBuilder instead")
     return lambda: EventBuilder(tools=tools)
+
+
+_RAW = (str, bytes, bytearray, memoryview)
+
+
+def _decoded(first: Any, chunks: Iterator[Any]) -> Iterator[Any]:
+    """Wire items from raw SSE / NDJSON chunks (text or UTF-8 bytes, cut anywhere)."""
+    decoder = WireDecoder()
+    yield from decoder.feed(first)
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.close()
+
+
+async def _adecoded(first: Any, chunks: Any, is_async: bool) -> AsyncIterator[Any]:
+    decoder = WireDecoder()
+    for item in decoder.feed(first):
+        yield item
+    if is_async:
+        async for chunk in chunks:
+            for item in decoder.feed(chunk):
+                yield item
+    else:
+        for chunk in chunks:
+            for item in decoder.feed(chunk):
+                yield item
+    for item in decoder.close():
+        yield item
 
 
 def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
