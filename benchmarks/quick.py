@@ -135,7 +135,10 @@ def main(argv: list[str]) -> int:
     if which == "events":
         from wire_data import wire_stream
 
+        import calls
+
         doc["deltas"] = sorted({(p, size, wire_stream(p, size).n_deltas) for p, size, _ in CASES[which]})
+        doc["calls"] = calls.table()
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
     return 0
