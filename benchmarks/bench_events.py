@@ -54,14 +54,20 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
-import pytest
-
 import environment  # noqa: F401 - first: puts src/ on the path when argstream is not installed
-from argstream import IncrementalArgParser, ToolCallFinished, aiter_tool_stream, iter_tool_stream, nest
-from argstream.aggregate import FragmentAggregator
+import pytest
+from wire_data import DELTA_PROVIDERS, POLICY_TOML, PROVIDERS, SIZES, TOOLS, WireStream, wire_stream
+
+from argstream import (
+    FragmentAggregator,
+    IncrementalArgParser,
+    ToolCallFinished,
+    aiter_tool_stream,
+    iter_tool_stream,
+    nest,
+)
 from argstream.policy import RunMode, TurnCoordinator, load_policies
 from argstream.providers.wire import iter_wire
-from wire_data import DELTA_PROVIDERS, POLICY_TOML, PROVIDERS, SIZES, TOOL_NAME, TOOLS, WireStream, wire_stream
 
 # ---- THE SWITCH for raw input (issue 17, "Raw bytes in") -----------------------------------------------
 #: False: ``iter_tool_stream`` takes wire items, so raw text goes through ``iter_wire`` first (bytes are

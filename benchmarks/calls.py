@@ -14,10 +14,11 @@ Printed, not asserted: ``report.py --quick`` shows the table, and
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-import environment  # noqa: F401 - first: puts src/ on the path when argstream is not installed
 import bench_events
+import environment  # noqa: F401 - first: puts src/ on the path when argstream is not installed
 from wire_data import DELTA_PROVIDERS, wire_stream
 
 #: The paths counted, in the table's order (the SDK one only where its SDK is installed).

@@ -240,7 +240,7 @@ def describe() -> str:
     """One line per size: argument length, deltas, and the wire size per provider."""
     rows = []
     for size in SIZES:
-        arguments, text = call_arguments(size)
+        _, text = call_arguments(size)
         non_ascii = sum(1 for ch in text if ord(ch) > 127)
         wire = ", ".join(f"{p} {len(wire_stream(p, size).body):,} B" for p in PROVIDERS)
         rows.append(f"{size}: {len(text):,} chars of argument JSON ({non_ascii:,} non-ASCII), "
