@@ -71,20 +71,20 @@ MIN_SLOW_ROUNDS = 5
 PEER_MISSING = ("not installed", "not importable", "not available")
 
 
-def prepare(key: tuple[str, Any, str]) -> tuple[Callable[[Any], Any], Any] | str:
-    """The timed function and its argument, verified once; or why the case cannot run."""
+def prepare(key: tuple[str, Any, str]) -> tuple[Callable[[Any], Any], Any, float | None] | str:
+    """The timed function and its argument, verified once (with that run's CPU time when known, the events
+    cases: their SDK helpers take seconds, worth not running once more); or why the case cannot run."""
     name, n, impl = key
     if isinstance(n, str):  # an events case: (provider, size, impl)
         import bench_events
 
-        case = bench_events.prepare(name, n, impl)
-        return case if isinstance(case, str) else case[:2]
+        return bench_events.prepare(name, n, impl)
     reason = whole_skip(impl) if n is None else stream_skip(impl, name, n)
     if reason:
         return reason
     fn, arg, verify = whole_case(impl, corpus(name)) if n is None else stream_case(impl, corpus(name), n)
     verify(fn(arg))
-    return fn, arg
+    return fn, arg, None
 
 
 def _sample(fn: Callable[[Any], Any], arg: Any, reps: int) -> float:
@@ -103,8 +103,9 @@ def measure(keys: tuple[tuple[str, int | None, str], ...], rounds: int) -> tuple
         if isinstance(case, str):
             skipped[key] = case
             continue
-        fn, arg = case
-        once = _sample(fn, arg, 1)
+        fn, arg, once = case
+        if once is None:
+            once = _sample(fn, arg, 1)
         reps = max(1, math.ceil(MIN_SAMPLE_SECONDS / max(once, 1e-9)))
         allowed = max(MIN_SLOW_ROUNDS, int(SLOW_CASE_SECONDS / max(once * reps, 1e-9)))
         ready[key] = (fn, arg, reps, max(1, math.ceil(rounds / allowed)))
