@@ -25,7 +25,8 @@ import os
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import environment
 from bench_core import stream_case, stream_skip, whole_case, whole_skip
@@ -104,7 +105,7 @@ def measure(keys: tuple[tuple[str, int | None, str], ...], rounds: int) -> tuple
             skipped[key] = case
             continue
         fn, arg, once = case
-        if once is None:
+        if once is None or once < 0.5:  # a first run is cold: time a fast case once more
             once = _sample(fn, arg, 1)
         reps = max(1, math.ceil(MIN_SAMPLE_SECONDS / max(once, 1e-9)))
         allowed = max(MIN_SLOW_ROUNDS, int(SLOW_CASE_SECONDS / max(once * reps, 1e-9)))
