@@ -306,26 +306,27 @@ def event_report(times: dict, machine: dict, quick: bool) -> int:
 
 
 def _event_figures(times: dict, pairs: list[tuple[str, str]], deltas: dict) -> None:
-    """Time per argument delta of every case measured (whole-argument providers: per call)."""
-    cols = [(p, s) for p, s in pairs if any((p, s, impl) in times for impl in EVENT_FIGURES)]
-    if not cols:
-        return
-    print()
-    print("time per argument delta (gemini, ollama: per call, the arguments arrive whole), and x the parser alone:")
-    heads = [f"{p} {s}" for p, s in cols]
-    width = max(len(i) for i in EVENT_FIGURES)
-    print(f"{'case':<{width}}  " + "  ".join(f"{h:>22}" for h in heads))
-    for impl in EVENT_FIGURES:
-        cells = []
-        for p, s in cols:
-            t, base, n = times.get((p, s, impl)), times.get((p, s, "parser")), deltas.get((p, s))
-            if t is None or not n:
-                cells.append(f"{'-':>22}")
-                continue
-            ratio = f" ({t / base:.3g}x)" if base else ""
-            cells.append(f"{fmt_time(t / n) + ratio:>22}")
-        if any(c.strip() != "-" for c in cells):
-            print(f"{impl:<{width}}  " + "  ".join(cells))
+    """Time per argument delta of every case measured, and its ratio to the parser alone; one table per size
+    (Gemini and Ollama: per call, their arguments arrive whole)."""
+    for size in dict.fromkeys(s for _, s in pairs):
+        cols = [p for p, s in pairs if s == size and any((p, s, impl) in times for impl in EVENT_FIGURES)]
+        if not cols:
+            continue
+        print()
+        print(f"{size}: time per argument delta (gemini, ollama: per call) and x the parser alone")
+        width = max(len(i) for i in EVENT_FIGURES)
+        print(f"{'case':<{width}}  " + "  ".join(f"{p:>20}" for p in cols))
+        for impl in EVENT_FIGURES:
+            cells = []
+            for p in cols:
+                t, base, n = times.get((p, size, impl)), times.get((p, size, "parser")), deltas.get((p, size))
+                if t is None or not n:
+                    cells.append(f"{'-':>20}")
+                    continue
+                ratio = f" ({t / base:.3g}x)" if base else ""
+                cells.append(f"{fmt_time(t / n) + ratio:>20}")
+            if any(c.strip() != "-" for c in cells):
+                print(f"{impl:<{width}}  " + "  ".join(cells))
 
 
 def report(times: dict, machine: dict, stat: str, quick: bool = False) -> int:
