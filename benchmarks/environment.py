@@ -37,7 +37,7 @@ def versions() -> dict:
         # argstream-python builds these too: the compiled ones unless ARGSTREAM_PURE=1
         "fragment_types": argstream.String.__module__,
         **{name: _version(name) for name in ("jiter", "orjson", "ijson", "axio", "json-stream",
-                                             "json-stream-rs-tokenizer")},
+                                             "json-stream-rs-tokenizer", "anthropic", "openai", "httpx", "httpx2")},
     }
     try:
         import ijson
