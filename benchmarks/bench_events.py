@@ -74,7 +74,7 @@ from argstream.providers.wire import iter_wire
 #: decoded incrementally before). True, once the redesign lands: ``iter_tool_stream`` takes the raw SSE /
 #: NDJSON ``str`` or ``bytes`` chunks itself. Every raw case (``raw-sse``, ``raw-sse-bytes``,
 #: ``argstream-e2e``) goes through :func:`raw_tool_stream`.
-RAW_INPUT_DIRECT = False
+RAW_INPUT_DIRECT = True
 
 
 def raw_tool_stream(chunks: Iterable[Any], provider: str, **options: Any) -> Iterator[Any]:
