@@ -73,8 +73,14 @@ cdef class IncrementalArgParser:
 
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
+
+    ``lenient=True`` repairs what weak models get almost right and records each repair in
+    ``repairs`` (see ``docs/lenient.md``). The compiled core has no lenient machine yet: a
+    lenient parser runs the pure twin's (same behaviour, its fragment types); strict parsers
+    never touch it.
     """
     cdef object _tok
+    cdef object _lenient  # the pure twin's lenient parser, when lenient=True
     cdef FragmentBuilder _builder
     cdef bint _failed  # a push raised: check the tokenizer's sticky error before the next one
 
@@ -84,7 +90,11 @@ cdef class IncrementalArgParser:
         return 0
 
     def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
-                 bint catch_duplicate_keys=False, bint spans=False):
+                 bint catch_duplicate_keys=False, bint spans=False, bint lenient=False):
+        if lenient:
+            from argstream._parser_py import IncrementalArgParser as Twin
+            self._lenient = Twin(max_depth=max_depth, flat=flat, surrogates=surrogates,
+                                 catch_duplicate_keys=catch_duplicate_keys, spans=spans, lenient=True)
         self._tok = tokenizer_new(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat, self._tok if spans else None)
 
@@ -94,6 +104,8 @@ cdef class IncrementalArgParser:
         cdef FragmentBuilder builder = self._builder
         cdef int rc
         self._ready()
+        if self._lenient is not None:
+            return self._lenient.push(chunk)
         if self._failed:
             tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
         builder.out = out
@@ -113,6 +125,8 @@ cdef class IncrementalArgParser:
         """Signal the end of input; return what only the end completes (a bare root number)."""
         cdef list out = []
         self._ready()
+        if self._lenient is not None:
+            return self._lenient.finish()
         self._builder.out = out
         if self._builder.spans is not None:
             self._builder.spans = []
@@ -127,19 +141,35 @@ cdef class IncrementalArgParser:
     def done(self):
         """The root value is complete."""
         self._ready()
+        if self._lenient is not None:
+            return self._lenient.done
         return tokenizer_done(self._tok)
 
     @property
     def position(self):
         """Characters (str input) or bytes (bytes input) consumed so far."""
         self._ready()
+        if self._lenient is not None:
+            return self._lenient.position
         return tokenizer_position(self._tok)
 
     @property
     def spans(self):
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
         self._ready()
+        if self._lenient is not None:
+            return self._lenient.spans
         return self._builder.spans
+
+    @property
+    def repairs(self):
+        """The repairs made so far, in input order (``lenient=True``; always empty when strict)."""
+        self._ready()
+        return self._lenient.repairs if self._lenient is not None else []
+
+    @property
+    def lenient(self):
+        return self._lenient is not None
 
     @property
     def flat(self):

@@ -144,6 +144,7 @@ _WS = " \t\r\n"
 _STR_STOP = re.compile(r'["\\]')
 _VALUE_STOP = re.compile(r'["{}\[\]]')
 _SCALAR_END = re.compile(r"[\s,}\]<]")
+_NAME = re.compile(r"[\w.:\-]{1,256}")  # function names: letters, digits, '_', '.', ':', '-'
 _GLM_NAME_END = re.compile(r"\n|<arg_key>|</tool_call>")
 _MISTRAL_NAME_END = re.compile(r"\[ARGS\]|\[CALL_ID\]")
 _ENVELOPE_KEYS = frozenset({"name", "arguments", "parameters", "type", "id"})
@@ -520,8 +521,8 @@ class TextToolCallScanner:
 
     def _begin_call(self, name: str, call_id: str = "") -> None:
         name = name.strip()
-        if not name:
-            raise _Malformed("a call without a name")
+        if not _NAME.fullmatch(name):
+            raise _Malformed("not a function name")
         self._pin(self._pending_format)
         self._markup = []
         self._markup_size = 0
