@@ -297,3 +297,12 @@ async def test_async_twin() -> None:
 
     got = [e async for e in atext_tool_call_events(source(), "hermes", id_prefix="p")]
     assert got == list(text_tool_call_events(message_events(CASES[0][1]), "hermes", id_prefix="p"))
+
+
+@pytest.mark.parametrize("value", ['"a\\\\\\\\"', '"\\\\\\"}"', '"x\\\\" ', '"}\\"{"'])
+def test_escapes_split_anywhere_in_arguments(value: str) -> None:
+    text = f'<tool_call>{{"name": "f", "arguments": {{"v": {value}, "w": [1]}}}}</tool_call>'
+    expected = ("", [("f", {"v": json.loads(value), "w": [1]})], "", [])
+    for k in range(1, len(text)):
+        for j in range(k + 1, len(text)):
+            assert summary(scan("hermes", [text[:k], text[k:j], text[j:]])) == expected, (k, j)

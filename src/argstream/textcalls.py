@@ -142,6 +142,9 @@ MAX_DEPTH = 512  # the parser's own default  # arguments that came before the na
 
 _WS = " \t\r\n"
 _STR_STOP = re.compile(r'["\\]')
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)  # the rest of a string, its quote included
+_BRACKETS = re.compile(r"[{}\[\]]")
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _VALUE_STOP = re.compile(r'["{}\[\]]')
 _SCALAR_END = re.compile(r"[\s,}\]<]")
 _NAME = re.compile(r"[\w.:\-]{1,256}")  # function names: letters, digits, '_', '.', ':', '-'
@@ -152,6 +155,11 @@ _ENVELOPE_KEYS = frozenset({"name", "arguments", "parameters", "type", "id"})
 
 class _Malformed(Exception):
     """The markup does not follow the format: said once, where it happens."""
+
+
+def _odd_backslashes(text: str) -> bool:
+    """``text`` ends with an odd run of backslashes: the next character is escaped."""
+    return (len(text) - len(text.rstrip("\\"))) % 2 == 1
 
 
 def _discard(text: str) -> None:
@@ -299,8 +307,7 @@ class TextToolCallScanner:
         self._out = out
         tail = self._tail
         if not tail and self._state == self._s_text and not self._after_call:
-            first = self._first
-            if first and not any(c in text for c in first) and not (self._at_start and self._llama_start):
+            if self._first_re.search(text) is None and not (self._at_start and self._llama_start):
                 if text:
                     out.append(TextPiece(text))
                     if self._at_start and not text.isspace():
@@ -394,6 +401,7 @@ class TextToolCallScanner:
         self._openers = openers
         self._opener_re = re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)))
         self._first = "".join(sorted({m[0] for m in markers}))
+        self._first_re = re.compile("[" + re.escape(self._first) + "]")
         self._longest = max(len(m) for m in markers)
         self._llama_start = self.format in ("auto", "llama3_json")
 
@@ -625,6 +633,45 @@ class TextToolCallScanner:
                     self._end_call()
                     self._after_call = True
             return stop
+        if self._in_str:
+            if self._esc:
+                self._esc = False
+                i += 1
+            m = _STRING_REST.match(buf, i)
+            if m is None:  # the string runs past the chunk
+                self._esc = _odd_backslashes(buf[i:])
+                self._emit_skim(buf[start:])
+                return n
+            i = m.end()
+            self._in_str = False
+            if self._depth == 0:
+                self._emit_skim(buf[start:i])
+                self._skim_done()
+                return i
+        # The common case: the value cannot end in this chunk. Strings removed, the brackets are counted.
+        rest = buf[i:] if i else buf
+        bare = _STRINGS.sub("", rest)
+        q = bare.find('"')
+        closed = bare if q < 0 else bare[:q]
+        depth = low = self._depth
+        for c in _BRACKETS.findall(closed):
+            if c == "{" or c == "[":
+                depth += 1
+            else:
+                depth -= 1
+                if depth < low:
+                    low = depth
+                    if depth <= 0:
+                        break
+        if low > 0:
+            if depth > MAX_DEPTH:
+                raise _Malformed("arguments nested too deep")
+            self._depth = depth
+            if q >= 0:
+                self._in_str = True
+                self._esc = _odd_backslashes(rest)
+            self._emit_skim(buf[start:])
+            return n
         depth = self._depth
         done = False
         while i < n:
@@ -666,11 +713,14 @@ class TextToolCallScanner:
         self._depth = depth
         self._emit_skim(buf[start:i])
         if done:
-            self._state = self._after_skim
-            if self._skim_ends_call:
-                self._end_call()
-                self._after_call = True
+            self._skim_done()
         return i
+
+    def _skim_done(self) -> None:
+        self._state = self._after_skim
+        if self._skim_ends_call:
+            self._end_call()
+            self._after_call = True
 
     # -- the envelope: {"name": ..., "arguments": ...} ---------------------------
 
