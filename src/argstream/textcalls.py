@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from itertools import count
 from typing import Any, Callable, Union
 
+from . import _textcalls_py
+from ._backend import PURE
 from .events import (
     ArgumentChunk,
     Event,
@@ -142,10 +144,6 @@ MAX_DEPTH = 512  # the parser's own default  # arguments that came before the na
 
 _WS = " \t\r\n"
 _STR_STOP = re.compile(r'["\\]')
-_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)  # the rest of a string, its quote included
-_BRACKETS = re.compile(r"[{}\[\]]")
-_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_VALUE_STOP = re.compile(r'["{}\[\]]')
 _SCALAR_END = re.compile(r"[\s,}\]<]")
 _NAME = re.compile(r"[\w.:\-]{1,256}")  # function names: letters, digits, '_', '.', ':', '-'
 _GLM_NAME_END = re.compile(r"\n|<arg_key>|</tool_call>")
@@ -153,13 +151,16 @@ _MISTRAL_NAME_END = re.compile(r"\[ARGS\]|\[CALL_ID\]")
 _ENVELOPE_KEYS = frozenset({"name", "arguments", "parameters", "type", "id"})
 
 
+_skim_json: Callable[..., tuple[int, int, bool, bool, bool]] = _textcalls_py.skim
+if not PURE:
+    try:
+        from ._textcalls import skim as _skim_json  # type: ignore[no-redef]
+    except ImportError:  # a pure build: the twin (the parser's own selection warns once)
+        pass
+
+
 class _Malformed(Exception):
     """The markup does not follow the format: said once, where it happens."""
-
-
-def _odd_backslashes(text: str) -> bool:
-    """``text`` ends with an odd run of backslashes: the next character is escaped."""
-    return (len(text) - len(text.rstrip("\\"))) % 2 == 1
 
 
 def _discard(text: str) -> None:
@@ -628,90 +629,13 @@ class TextToolCallScanner:
             self._emit_skim(buf[i:stop])
             if m is not None:
                 self._scalar = False
-                self._state = self._after_skim
-                if self._skim_ends_call:
-                    self._end_call()
-                    self._after_call = True
-            return stop
-        if self._in_str:
-            if self._esc:
-                self._esc = False
-                i += 1
-            m = _STRING_REST.match(buf, i)
-            if m is None:  # the string runs past the chunk
-                self._esc = _odd_backslashes(buf[i:])
-                self._emit_skim(buf[start:])
-                return n
-            i = m.end()
-            self._in_str = False
-            if self._depth == 0:
-                self._emit_skim(buf[start:i])
                 self._skim_done()
-                return i
-        # The common case: the value cannot end in this chunk. Strings removed, the brackets are counted.
-        rest = buf[i:] if i else buf
-        bare = _STRINGS.sub("", rest)
-        q = bare.find('"')
-        closed = bare if q < 0 else bare[:q]
-        depth = low = self._depth
-        for c in _BRACKETS.findall(closed):
-            if c == "{" or c == "[":
-                depth += 1
-            else:
-                depth -= 1
-                if depth < low:
-                    low = depth
-                    if depth <= 0:
-                        break
-        if low > 0:
-            if depth > MAX_DEPTH:
-                raise _Malformed("arguments nested too deep")
-            self._depth = depth
-            if q >= 0:
-                self._in_str = True
-                self._esc = _odd_backslashes(rest)
-            self._emit_skim(buf[start:])
-            return n
-        depth = self._depth
-        done = False
-        while i < n:
-            if self._in_str:
-                if self._esc:
-                    self._esc = False
-                    i += 1
-                    continue
-                m = _STR_STOP.search(buf, i)
-                if m is None:
-                    i = n
-                    break
-                i = m.end()
-                if buf[i - 1] == "\\":
-                    self._esc = True
-                    continue
-                self._in_str = False
-                if depth == 0:
-                    done = True
-                    break
-                continue
-            m = _VALUE_STOP.search(buf, i)
-            if m is None:
-                i = n
-                break
-            i = m.end()
-            c = buf[i - 1]
-            if c == '"':
-                self._in_str = True
-            elif c == "{" or c == "[":
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _Malformed("arguments nested too deep")
-            else:
-                depth -= 1
-                if depth == 0:
-                    done = True
-                    break
+            return stop
+        i, depth, self._in_str, self._esc, done = _skim_json(buf, i, self._depth, self._in_str, self._esc, MAX_DEPTH)
         self._depth = depth
         self._emit_skim(buf[start:i])
+        if depth > MAX_DEPTH:
+            raise _Malformed("arguments nested too deep")
         if done:
             self._skim_done()
         return i
