@@ -62,21 +62,21 @@ METADATA_KEY = "text_tool_call"
 # -- items ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextPiece:
     """Text for the reader, with any call markup removed."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningPiece:
     """Reasoning text (harmony's ``analysis`` channel): not a reply."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallBegin:
     """A call starts. ``known`` is ``False`` when ``tools=`` was given and does not name it."""
 
@@ -86,7 +86,7 @@ class CallBegin:
     known: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallArguments:
     """A chunk of the call's arguments as JSON text."""
 
@@ -94,7 +94,7 @@ class CallArguments:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallEnd:
     """The call's markup ended; ``error`` says why it is broken (the text ended inside it, bad markup)."""
 
@@ -102,6 +102,7 @@ class CallEnd:
     error: str | None = None
 
 
+# Items are plain slotted dataclasses (not frozen): a frozen one's __init__ costs several times a chunk's scan.
 ScanItem = Union[TextPiece, ReasoningPiece, CallBegin, CallArguments, CallEnd]
 
 
@@ -308,12 +309,28 @@ class TextToolCallScanner:
         self._out = out
         tail = self._tail
         if not tail and self._state == self._s_text and not self._after_call:
-            if self._first_re.search(text) is None and not (self._at_start and self._llama_start):
+            for c in self._first:
+                if c in text:
+                    break
+            else:
+                if self._at_start and self._llama_start:
+                    return self._feed_slow(text, out)
                 if text:
                     out.append(TextPiece(text))
                     if self._at_start and not text.isspace():
                         self._at_start = False
                 return out
+        if not tail and self._state == self._s_skim and not self._scalar and self._call >= 0 and text:
+            # inside a call's argument JSON (the bulk of a call): the chunk is arguments unless it ends them
+            end, depth, in_str, esc, done = _skim_json(text, 0, self._depth, self._in_str, self._esc, MAX_DEPTH)
+            if not done and depth <= MAX_DEPTH:
+                self._depth, self._in_str, self._esc = depth, in_str, esc
+                out.append(CallArguments(self._call, text))
+                return out
+        return self._feed_slow(text, out)
+
+    def _feed_slow(self, text: str, out: list[Any]) -> list[Any]:
+        tail = self._tail
         buf = tail + text if tail else text
         self._tail = ""
         self._run(buf)
@@ -401,8 +418,7 @@ class TextToolCallScanner:
         markers = (*openers, FENCE)
         self._openers = openers
         self._opener_re = re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)))
-        self._first = "".join(sorted({m[0] for m in markers}))
-        self._first_re = re.compile("[" + re.escape(self._first) + "]")
+        self._first = tuple(sorted({m[0] for m in markers}))
         self._longest = max(len(m) for m in markers)
         self._llama_start = self.format in ("auto", "llama3_json")
 
