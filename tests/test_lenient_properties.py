@@ -100,3 +100,36 @@ def test_cut_off_documents_close_like_json_repair(make_parser: Any, doc: Any, cu
     if isinstance(expected, dict) and not re.search(r'[{,] ?"[^"]*"?$', text):  # a key cut off: documented
         assert got == expected, text
     assert isinstance(got, dict)
+
+
+NOISE = st.lists(st.sampled_from(["{", "}", "[", "]", ",", ":", "'", '"', "a", "1", "-", ".", "e", "True", "None",
+                                  "/", "*", "//c\n", "/*x*/", "```json\n", "```", " ", "\\", "é", "tr"]),
+                 max_size=30).map("".join)
+
+
+def outcome(parser_cls: Any, chunks: list[str]) -> tuple:
+    """(values of the fragments, repairs, error fields) of a lenient parse."""
+    parser = parser_cls(lenient=True)
+    out: list[Any] = []
+    try:
+        for chunk in chunks:
+            out += parser.push(chunk)
+        out += parser.finish()
+    except Exception as exc:  # noqa: BLE001 - compared, both must raise the same
+        return out, parser.repairs, (type(exc), getattr(exc, "msg", None), getattr(exc, "pos", None))
+    return out, parser.repairs, None
+
+
+@given(text=NOISE, cuts=st.lists(st.integers(0, 10_000), max_size=5))
+@settings(max_examples=300)
+def test_backends_agree_on_noise(text: str, cuts: list[int]) -> None:
+    from argstream import parser as backends
+
+    if backends.IncrementalArgParserC is None:
+        pytest.skip("no compiled core")
+    chunks = chunked(text, cuts)
+    c = outcome(backends.IncrementalArgParserC, chunks)
+    py = outcome(backends.IncrementalArgParserPy, chunks)
+    assert c[1:] == py[1:]
+    if c[2] is None:
+        assert c[0] == py[0]
