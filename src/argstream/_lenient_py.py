@@ -499,8 +499,8 @@ class LenientTokenizer(Tokenizer):
             if self.high:
                 out: list[str] = []
                 self._flush_high(out)
-                (self.root if state == ST_ROOT_STRING else sink).on_string_data(out[0])  # type: ignore[union-attr]
-            (self.root if state == ST_ROOT_STRING else sink).on_end_string()  # type: ignore[union-attr]
+                (self.root if state == ST_ROOT_STRING else sink).on_string_data(out[0])
+            (self.root if state == ST_ROOT_STRING else sink).on_end_string()
             self._after_value()
         elif state in (ST_KEY_STRING, ST_SQ_KEY_STRING, ST_BARE_KEY):
             self.repaired("incomplete_key", pos)  # a key without a value is dropped

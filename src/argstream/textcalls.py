@@ -30,7 +30,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import count
-from typing import Any, Callable, Union
+from typing import Any, Callable, Union, cast
 
 from . import _textcalls_py
 from ._backend import PURE
@@ -1220,9 +1220,10 @@ class TextToolCallEvents:
                 scanner = self._scanners.pop(index)
                 out += self._convert(index, scanner.finish(), {})
                 out += self._close_reasoning(index)
-            if self._found_known and event.reason is FinishReason.COMPLETED:  # type: ignore[union-attr]
-                event = Finished(FinishReason.TOOL_USE, {**event.metadata, METADATA_KEY: True})  # type: ignore[union-attr]
-            out.append(event)
+            finished = cast(Finished, event)
+            if self._found_known and finished.reason is FinishReason.COMPLETED:
+                finished = Finished(FinishReason.TOOL_USE, {**finished.metadata, METADATA_KEY: True})
+            out.append(finished)
             return out
         return [event]
 
