@@ -261,7 +261,10 @@ class TextToolCallScanner:
         self._calls = count()
         self._out: list[Any] = []
         self._tail = ""
-        self._state: Callable[[str, int], int] = self._s_text
+        # the two states the fast paths test, bound once so that ``is`` can test them
+        self._st_text: Callable[[str, int], int] = self._s_text
+        self._st_skim: Callable[[str, int], int] = self._s_skim
+        self._state: Callable[[str, int], int] = self._st_text
         self._set_openers(_AUTO_OPENERS if format == "auto" else _OPENERS[format])
         self._at_start = True  # llama3_json: nothing but whitespace yet, so '{' may open a call
         self._held_ws = ""  # whitespace after a call: dropped if a call or the end follows
@@ -291,7 +294,7 @@ class TextToolCallScanner:
         self._scalar = False
         self._emit_skim: Callable[[str], None] = self._emit_args
         self._skim_ends_call = False
-        self._after_skim: Callable[[str, int], int] = self._s_text
+        self._after_skim: Callable[[str, int], int] = self._st_text
         # raw parameters (qwen3_coder, glm45)
         self._params = 0
         self._param_types: set[str] | None = None  # None: stream as a string
@@ -308,7 +311,7 @@ class TextToolCallScanner:
         out: list[Any] = []
         self._out = out
         tail = self._tail
-        if not tail and self._state == self._s_text and not self._after_call:
+        if not tail and self._state is self._st_text and not self._after_call:
             for c in self._first:
                 if c in text:
                     break
@@ -320,7 +323,7 @@ class TextToolCallScanner:
                     if self._at_start and not text.isspace():
                         self._at_start = False
                 return out
-        if not tail and self._state == self._s_skim and not self._scalar and self._call >= 0 and text:
+        if not tail and self._state is self._st_skim and not self._scalar and self._call >= 0 and text:
             # inside a call's argument JSON (the bulk of a call): the chunk is arguments unless it ends them
             end, depth, in_str, esc, done = _skim_json(text, 0, self._depth, self._in_str, self._esc, MAX_DEPTH)
             if not done and depth <= MAX_DEPTH:
@@ -347,7 +350,7 @@ class TextToolCallScanner:
         if self._state == self._s_fence:
             self._text(buf)
         elif self._state == self._s_close:
-            self._state = self._s_text
+            self._state = self._st_text
         elif self._state != self._s_text:
             if self._call >= 0:
                 self._end_call("the text ended inside the call")
@@ -355,9 +358,9 @@ class TextToolCallScanner:
                 markup, self._markup, self._markup_size = self._markup, [], 0
                 self._collect = False
                 self._channel = ""
-                self._state = self._s_text
+                self._state = self._st_text
                 self._text("".join(markup) + buf)
-            self._state = self._s_text
+            self._state = self._st_text
         self._held_ws = ""
         self._after_call = False
         return out
@@ -390,13 +393,13 @@ class TextToolCallScanner:
             self._end_call(why)
             self._close_marker = self._call_close
             self._skip_junk = True  # drop the rest of the broken call up to its closing marker
-            self._state = self._s_close if self._call_close else self._s_text
+            self._state = self._s_close if self._call_close else self._st_text
             return i
         self._collect = False
         markup, self._markup, self._markup_size = self._markup, [], 0
         self._held_args = []
         self._channel = ""
-        self._state = self._s_text
+        self._state = self._st_text
         self._text("".join(markup))
         return i
 
@@ -482,7 +485,7 @@ class TextToolCallScanner:
             self._text(buf[i:k])
             return ~k if k < len(buf) else k
         self._text(buf[i : k + 3])
-        self._state = self._s_text
+        self._state = self._st_text
         return k + 3
 
     def _open(self, fmt: str, buf: str, i: int, marker: str) -> int:
@@ -579,7 +582,7 @@ class TextToolCallScanner:
 
     def _after_call_text(self, buf: str, i: int) -> int:
         """Back to text; the whitespace right after a call is held, and dropped if a call or the end follows."""
-        self._state = self._s_text
+        self._state = self._st_text
         j = _skip_ws(buf, i)
         self._held_ws = buf[i:j]
         self._after_call = True
@@ -627,13 +630,13 @@ class TextToolCallScanner:
             self._in_str = True
             self._depth = 0
             self._emit_skim(c)
-            self._state = self._s_skim
+            self._state = self._st_skim
             return j + 1
         elif c in "-0123456789tfnTFN":
             self._scalar = True
         else:
             raise _Malformed("expected a JSON value")
-        self._state = self._s_skim
+        self._state = self._st_skim
         return j
 
     def _s_skim(self, buf: str, i: int) -> int:
@@ -1135,7 +1138,7 @@ class TextToolCallScanner:
         self._channel = ""
         if marker in (H_START, H_CHANNEL):
             return self._open("harmony", buf, k + len(marker), marker)
-        self._state = self._s_text
+        self._state = self._st_text
         return k + len(marker)
 
     def _s_h_call_end(self, buf: str, i: int) -> int:
@@ -1148,7 +1151,7 @@ class TextToolCallScanner:
         if not marker:
             return ~j
         self._end_call()
-        self._state = self._s_text
+        self._state = self._st_text
         return j + len(marker)
 
 
