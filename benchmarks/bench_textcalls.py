@@ -33,7 +33,7 @@ import environment  # noqa: E402,F401  # puts src/ on the path when argstream is
 import pytest  # noqa: E402
 
 from argstream import IncrementalArgParser  # noqa: E402
-from argstream.textcalls import TextToolCallScanner  # noqa: E402
+from argstream.textcalls import CallArguments, TextToolCallScanner  # noqa: E402
 
 MARKER = "<tool_call>"
 SIZES = {"2KB": (2_000, 16), "200KB": (200_000, 4096)}
@@ -92,11 +92,11 @@ def case_scan_parse(chunks: list[str]) -> int:
     s = TextToolCallScanner("hermes")
     p = IncrementalArgParser()
     n = 0
+    push = p.push
     for c in chunks:
         for item in s.feed(c):
-            text = getattr(item, "text", None)
-            if text is not None and type(item).__name__ == "CallArguments":
-                n += len(p.push(text))
+            if type(item) is CallArguments:
+                n += len(push(item.text))
     s.finish()
     return n + len(p.finish())
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import count
-from typing import Any, Callable, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Union, cast
 
 from . import _textcalls_py
 from ._backend import PURE
@@ -46,6 +46,19 @@ from .events import (
     ToolCall,
     ToolCallStart,
 )
+
+# The hot paths (feed's fast paths, the skimmer) and the two items they make: compiled when available.
+if TYPE_CHECKING:
+    from ._textcalls_py import CallArguments, ScannerCore, TextPiece
+    from ._textcalls_py import skim as _skim_json
+else:
+    _hot = _textcalls_py
+    if not PURE:
+        try:
+            from . import _textcalls as _hot
+        except ImportError:  # a pure build: the twin (the parser's own selection warns once)
+            pass
+    TextPiece, CallArguments, ScannerCore, _skim_json = _hot.TextPiece, _hot.CallArguments, _hot.ScannerCore, _hot.skim
 
 __all__ = [
     "FORMATS", "TextPiece", "ReasoningPiece", "CallBegin", "CallArguments", "CallEnd", "ScanItem",
@@ -63,13 +76,6 @@ METADATA_KEY = "text_tool_call"
 
 
 @dataclass(slots=True)
-class TextPiece:
-    """Text for the reader, with any call markup removed."""
-
-    text: str
-
-
-@dataclass(slots=True)
 class ReasoningPiece:
     """Reasoning text (harmony's ``analysis`` channel): not a reply."""
 
@@ -84,14 +90,6 @@ class CallBegin:
     id: str
     name: str
     known: bool = True
-
-
-@dataclass(slots=True)
-class CallArguments:
-    """A chunk of the call's arguments as JSON text."""
-
-    call: int
-    text: str
 
 
 @dataclass(slots=True)
@@ -152,12 +150,6 @@ _MISTRAL_NAME_END = re.compile(r"\[ARGS\]|\[CALL_ID\]")
 _ENVELOPE_KEYS = frozenset({"name", "arguments", "parameters", "type", "id"})
 
 
-_skim_json: Callable[..., tuple[int, int, bool, bool, bool]] = _textcalls_py.skim
-if not PURE:
-    try:
-        from ._textcalls import skim as _skim_json  # type: ignore[no-redef]
-    except ImportError:  # a pure build: the twin (the parser's own selection warns once)
-        pass
 
 
 class _Malformed(Exception):
@@ -238,7 +230,7 @@ def _typed_json(raw: str, types: set[str]) -> str:
 # -- the scanner ------------------------------------------------------------------
 
 
-class TextToolCallScanner:
+class TextToolCallScanner(ScannerCore):
     """Splits streaming text into text pieces and tool calls written in one model format.
 
     ``feed(text)`` returns the items that text completed or extended; ``finish()`` those that only
@@ -305,32 +297,6 @@ class TextToolCallScanner:
         self._channel = ""
 
     # -- public ---------------------------------------------------------------
-
-    def feed(self, text: str) -> list[ScanItem]:
-        """Scan one chunk of text; return the items it completed or extended."""
-        out: list[Any] = []
-        self._out = out
-        tail = self._tail
-        if not tail and self._state is self._st_text and not self._after_call:
-            for c in self._first:
-                if c in text:
-                    break
-            else:
-                if self._at_start and self._llama_start:
-                    return self._feed_slow(text, out)
-                if text:
-                    out.append(TextPiece(text))
-                    if self._at_start and not text.isspace():
-                        self._at_start = False
-                return out
-        if not tail and self._state is self._st_skim and not self._scalar and self._call >= 0 and text:
-            # inside a call's argument JSON (the bulk of a call): the chunk is arguments unless it ends them
-            end, depth, in_str, esc, done = _skim_json(text, 0, self._depth, self._in_str, self._esc, MAX_DEPTH)
-            if not done and depth <= MAX_DEPTH:
-                self._depth, self._in_str, self._esc = depth, in_str, esc
-                out.append(CallArguments(self._call, text))
-                return out
-        return self._feed_slow(text, out)
 
     def _feed_slow(self, text: str, out: list[Any]) -> list[Any]:
         tail = self._tail
