@@ -156,6 +156,11 @@ class _Malformed(Exception):
     """The markup does not follow the format: said once, where it happens."""
 
 
+def _hold_ws(i: int, j: int) -> int:
+    """Only whitespace is left: hold it (``~i``) so the next chunk decides, unless it is long (then consume it)."""
+    return ~i if j - i <= MAX_NAME else j
+
+
 def _discard(text: str) -> None:
     pass
 
@@ -549,6 +554,8 @@ class TextToolCallScanner(ScannerCore):
     def _after_call_text(self, buf: str, i: int) -> int:
         """Back to text; the whitespace right after a call is held, and dropped if a call or the end follows."""
         self._state = self._st_text
+        self._collect = False
+        self._markup, self._markup_size = [], 0
         j = _skip_ws(buf, i)
         self._held_ws = buf[i:j]
         self._after_call = True
@@ -588,7 +595,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_skim_start(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         c = buf[j]
         if c in "{[":
             self._depth = 0
@@ -649,7 +656,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_env_key(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         c = buf[j]
         if c == "}":
             return self._env_done(j + 1)
@@ -709,7 +716,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_env_name(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         if buf[j] != '"':
             raise _Malformed("a call's name is a string")
         got = self._json_string(buf, j)
@@ -736,7 +743,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_tool_call(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         fmt = self._pending_format
         c = buf[j]
         if fmt == "auto":
@@ -777,7 +784,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_q_param(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         marker = _match_any(buf, j, ("<parameter=", FUNCTION_END, TOOL_CALL_END))
         if marker is None:
             raise _Malformed("expected '<parameter=' or '</function>'")
@@ -879,7 +886,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_g_param(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         marker = _match_any(buf, j, (ARG_KEY, TOOL_CALL_END))
         if marker is None:
             raise _Malformed("expected '<arg_key>' or '</tool_call>'")
@@ -907,7 +914,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_mistral(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         c = buf[j]
         if c == "[":
             self._begin_envelope("arguments", self._s_mistral_next)
@@ -945,7 +952,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_mistral_next(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         if buf[j] == ",":
             self._markup, self._markup_size, self._collect = [], 0, False
             self._begin_envelope("arguments", self._s_mistral_next)
@@ -959,7 +966,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_llama_after(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         if buf[j] == ";":
             self._markup, self._markup_size, self._collect = [buf[i : j + 1]], j + 1 - i, True
             self._begin_envelope("parameters", self._s_llama_after)
@@ -971,7 +978,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_ds_section(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         marker = _match_any(buf, j, (DS_CALL, DS_CALLS_END))
         if marker is None:
             raise _Malformed("expected a DeepSeek call")
@@ -1033,7 +1040,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_kimi_section(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         marker = _match_any(buf, j, (KIMI_CALL, KIMI_SECTION_END))
         if marker is None:
             raise _Malformed("expected a Kimi K2 call")
@@ -1110,7 +1117,7 @@ class TextToolCallScanner(ScannerCore):
     def _s_h_call_end(self, buf: str, i: int) -> int:
         j = _skip_ws(buf, i)
         if j == len(buf):
-            return j
+            return _hold_ws(i, j)
         marker = _match_any(buf, j, (H_CALL, H_END))
         if marker is None:
             raise _Malformed("expected '<|call|>' after the arguments")
