@@ -306,3 +306,37 @@ def test_escapes_split_anywhere_in_arguments(value: str) -> None:
     for k in range(1, len(text)):
         for j in range(k + 1, len(text)):
             assert summary(scan("hermes", [text[:k], text[k:j], text[j:]])) == expected, (k, j)
+
+
+def test_mistral_common_reference_encoding() -> None:
+    """The reference encoder's own rendering of a call (mistral-common, offline tokenizers it ships)."""
+    mistral_common = pytest.importorskip("mistral_common")
+    import os
+
+    from mistral_common.protocol.instruct.messages import AssistantMessage, ToolMessage, UserMessage
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.protocol.instruct.tool_calls import FunctionCall
+    from mistral_common.protocol.instruct.tool_calls import ToolCall as MistralToolCall
+    from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+    data = os.path.join(os.path.dirname(mistral_common.__file__), "data")
+    args = {"city": "Paris", "note": 'é "q" ]}[TOOL_CALLS]'}
+    call = MistralToolCall(id="abc123XYZ", function=FunctionCall(name="get_weather", arguments=json.dumps(args)))
+    messages = [UserMessage(content="weather?"), AssistantMessage(content=None, tool_calls=[call]),
+                ToolMessage(tool_call_id="abc123XYZ", content="sunny"), UserMessage(content="thanks")]
+    tested = 0
+    for name in sorted(os.listdir(data)):
+        if not name.startswith("tekken"):
+            continue  # the SentencePiece ones need sentencepiece; tekken renders the same text
+        tokenizer = MistralTokenizer.from_file(os.path.join(data, name))
+        tokens = tokenizer.encode_chat_completion(ChatCompletionRequest(messages=messages)).tokens
+        text = tokenizer.decode(tokens, special_token_policy=SpecialTokenPolicy.KEEP)
+        start = text.index("[TOOL_CALLS]")
+        rendered = text[start : text.index("</s>", start)]
+        expected = ("", [("get_weather", args)], "", [])
+        assert summary(scan("mistral", [rendered])) == expected
+        for k in range(1, len(rendered)):
+            assert summary(scan("mistral", [rendered[:k], rendered[k:]])) == expected, k
+        tested += 1
+    assert tested
