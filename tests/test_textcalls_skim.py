@@ -64,3 +64,23 @@ def test_twins_agree(text: str, depth: int, in_str: bool, esc: bool, i: int) -> 
 def test_depth_bound(skim: Any) -> None:
     end, depth, _, _, done = skim("[" * 20, 0, 0, False, False, 8)
     assert not done and depth > 8
+
+
+def test_scanner_uses_the_compiled_hot_paths_with_the_compiled_core() -> None:
+    import argstream
+    from argstream import textcalls
+
+    if argstream.BACKEND != "cython":
+        pytest.skip("the pure backend")
+    assert compiled is not None
+    assert textcalls.TextPiece is compiled.TextPiece and textcalls.ScannerCore is compiled.ScannerCore
+
+
+@pytest.mark.parametrize("module", SKIMMERS and [_textcalls_py] + ([compiled] if compiled is not None else []))
+def test_items_behave_as_values(module: Any) -> None:
+    a, b = module.TextPiece("x"), module.CallArguments(1, "{}")
+    assert a == module.TextPiece("x") and a != module.TextPiece("y") and b == module.CallArguments(1, "{}")
+    assert repr(a) == "TextPiece(text='x')" and repr(b) == "CallArguments(call=1, text='{}')"
+    match b:
+        case module.CallArguments(call, text):
+            assert (call, text) == (1, "{}")

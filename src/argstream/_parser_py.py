@@ -123,8 +123,12 @@ class IncrementalArgParser:
 
     @property
     def repairs(self) -> list[Any]:
-        """The repairs made so far, in input order (``lenient=True``; always empty when strict)."""
-        return list(getattr(self._tok, "repairs", ()))
+        """The repairs made so far, in input order (``lenient=True``; always empty when strict).
+
+        The parser's own list, which later repairs extend: read it, do not change it (its length
+        before and after a ``push`` tells that push's repairs, at no copying cost)."""
+        tok = self._tok
+        return tok.repairs if type(tok) is LenientTokenizer else []
 
     @property
     def lenient(self) -> bool:

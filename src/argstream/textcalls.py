@@ -26,6 +26,7 @@ it meets and keeps it). With ``tools=``, a call whose name is not a tool is stil
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -57,7 +58,8 @@ else:
         try:
             from . import _textcalls as _hot
         except ImportError:  # a pure build: the twin (the parser's own selection warns once)
-            pass
+            if os.environ.get("ARGSTREAM_REQUIRE_EXTENSION", "") not in ("", "0"):
+                raise
     TextPiece, CallArguments, ScannerCore, _skim_json = _hot.TextPiece, _hot.CallArguments, _hot.ScannerCore, _hot.skim
 
 __all__ = [
