@@ -166,14 +166,29 @@ def test_textcalls(benchmark: Any, size: str, case: str) -> None:
         benchmark(fn, data)
 
 
-def best(fn: Callable[[list[str]], int], data: list[str], budget: float = 0.5) -> float:
-    times = []
-    deadline = time.perf_counter() + budget
-    while not times or (time.perf_counter() < deadline and len(times) < 50):
-        t = time.perf_counter()
-        fn(data)
-        times.append(time.perf_counter() - t)
-    return min(times)
+SLOW = ("json_repair-growing", "partial_json_parser-reparse")
+
+
+def timings(data: dict[str, list[str]], rounds: int = 40) -> dict[str, float]:
+    """The best time of each case; the fast cases interleaved round by round, so that a machine whose
+    load changes shifts them all alike and their ratios hold; the quadratic peers once."""
+    got: dict[str, float] = {}
+    fast = [c for c in CASES if c not in SLOW]
+    for _ in range(rounds):
+        for case in fast:
+            fn, doc = CASES[case]
+            t = time.perf_counter()
+            fn(data[doc])
+            got[case] = min(got.get(case, float("inf")), time.perf_counter() - t)
+    for case in SLOW:
+        fn, doc = CASES[case]
+        try:
+            t = time.perf_counter()
+            fn(data[doc])
+        except ImportError:
+            continue
+        got[case] = time.perf_counter() - t
+    return got
 
 
 def main() -> None:
@@ -182,13 +197,8 @@ def main() -> None:
     print(f"argstream backend: {BACKEND}")
     for size in SIZES:
         data = corpus(size)
-        got: dict[str, float] = {}
-        for case, (fn, doc) in CASES.items():
-            try:
-                got[case] = best(fn, data[doc], 0.3 if "-" in case and "plain" not in case else 0.5)
-            except ImportError:
-                continue
-        print(f"\n{size} ({len(data['args'])} chunks)")
+        got = timings(data)
+        print(f"\n{size} ({len(data['args'])} chunks of {SIZES[size][1]} characters)")
         for case, t in got.items():
             ref = RATIOS.get(case)
             ratio = f"{t / got[ref]:8.2f}x {ref}" if ref in got else ""
