@@ -29,7 +29,6 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import environment  # noqa: E402,F401  # puts src/ on the path when argstream is not installed
-
 import pytest  # noqa: E402
 
 from argstream import IncrementalArgParser  # noqa: E402

@@ -6,11 +6,10 @@ import json
 from typing import Any
 
 import pytest
+from _support import one_unit, run
 
 from argstream import ArgumentStreamError, FragmentAggregator, IncompleteJSONError
 from argstream.errors import Repair
-
-from _support import one_unit, run
 
 #: (text, value, [repair kinds]) where json_repair gives the same value
 REPAIRED = [

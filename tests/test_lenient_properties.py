@@ -15,7 +15,6 @@ from hypothesis import strategies as st  # noqa: E402
 
 from argstream import FragmentAggregator  # noqa: E402
 
-
 KEYS = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)  # json_repair drops an unquoted "_x"
 TEXT = st.text(st.characters(codec="utf-8", exclude_characters="'\"\\`/{}[],:", exclude_categories=("Cs", "Cc")), max_size=8)
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), TEXT)

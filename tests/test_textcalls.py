@@ -141,14 +141,14 @@ def test_auto_finds_the_format(fmt: str, text: str, reader: str, calls: list, re
 
 def test_auto_keeps_the_first_format() -> None:
     scanner = TextToolCallScanner("auto")
-    text = f"[TOOL_CALLS]a[ARGS]{{}} then <tool_call>{{\"name\": \"b\", \"arguments\": {{}}}}</tool_call>"
+    text = "[TOOL_CALLS]a[ARGS]{} then <tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>"
     got = summary(scanner.feed(text) + scanner.finish())
     assert got[1] == [("a", {})]
     assert "<tool_call>" in got[0]
 
 
 def test_only_the_configured_format_is_recognised() -> None:
-    text = f"[TOOL_CALLS]a[ARGS]{{}}<|tool_calls_section_begin|>"
+    text = "[TOOL_CALLS]a[ARGS]{}<|tool_calls_section_begin|>"
     assert summary(scan("hermes", [text])) == (text, [], "", [])
 
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from argstream.events import ChatMessage, ChatReasoning, Finished, FinishReason, ToolCallRequest
-from argstream.providers import ollama, openai_chat
-from argstream.textcalls import atext_tool_call_events, text_tool_call_events
-
 from loopback import LoopbackServer, Reply, ndjson, sse
 from test_textcalls import CASES, IDS, build, scan, summary
+
+from argstream.events import ChatMessage, ChatReasoning, FinishReason, ToolCallRequest
+from argstream.providers import ollama, openai_chat
+from argstream.textcalls import atext_tool_call_events, text_tool_call_events
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402

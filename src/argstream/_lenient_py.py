@@ -49,7 +49,6 @@ from ._tokenizer_py import (
     NUM_MINUS,
     NUM_ZERO,
     ST_AFTER_VALUE,
-    ST_ARRAY_FIRST,
     ST_COLON,
     ST_END,
     ST_KEY,

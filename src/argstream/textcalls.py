@@ -271,7 +271,6 @@ class TextToolCallScanner(ScannerCore):
         # the call being read
         self._call = -1  # its item index, -1 before CallBegin
         self._name = ""
-        self._call_id = ""
         self._markup: list[str] = []  # the markup read before CallBegin: text again if it proves not a call
         self._markup_size = 0
         self._collect = False  # reading markup that is not yet a call
