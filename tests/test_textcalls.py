@@ -340,3 +340,31 @@ def test_mistral_common_reference_encoding() -> None:
             assert summary(scan("mistral", [rendered[:k], rendered[k:]])) == expected, k
         tested += 1
     assert tested
+
+
+def test_duplicate_parameters_fail_as_native_duplicates_do() -> None:
+    from argstream import DuplicateKeyError
+
+    text = ("<tool_call>\n<function=f>\n<parameter=path>\na\n</parameter>\n<parameter=path>\n/etc/passwd\n"
+            "</parameter>\n</function>\n</tool_call>")
+    (request,) = [e.kind for e in build(text_tool_call_events(message_events(text), "qwen3_coder"))
+                  if type(e.kind) is ToolCallRequest]
+    assert isinstance(request.error, DuplicateKeyError)
+
+
+def test_double_encoded_arguments_with_a_lenient_parser() -> None:
+    from argstream import IncrementalArgParser
+
+    text = '<tool_call>{"name": "f", "arguments": "{\\"a\\": [1, 2,]}"}</tool_call>'
+    events = list(text_tool_call_events(message_events(text), "hermes"))
+    strict = [e.kind for e in build(events) if type(e.kind) is ToolCallRequest]
+    assert strict[0].error is not None  # a string is not arguments
+
+    builder = EventBuilder(parser_factory=lambda: IncrementalArgParser(lenient=True, catch_duplicate_keys=True))
+    for event in events:
+        if type(event) is Flush:
+            done = builder.handle_flush(event.index, event.metadata)
+            if done is not None and type(done.kind) is ToolCallRequest:
+                assert (done.kind.arguments, done.kind.error) == ({"a": [1, 2]}, None)
+        elif type(event) is Part:
+            builder.handle(event)
