@@ -368,3 +368,14 @@ def test_double_encoded_arguments_with_a_lenient_parser() -> None:
                 assert (done.kind.arguments, done.kind.error) == ({"a": [1, 2]}, None)
         elif type(event) is Part:
             builder.handle(event)
+
+
+def test_whitespace_after_a_call_is_held_only_while_short() -> None:
+    scanner = TextToolCallScanner("hermes")
+    scanner.feed('<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+    shown = []
+    for _ in range(5000):
+        shown += scanner.feed(" ")
+        assert len(scanner._held_ws) <= 300
+    shown += scanner.finish()
+    assert "".join(i.text for i in shown if type(i) is TextPiece).strip() == ""

@@ -414,9 +414,11 @@ class TextToolCallScanner(ScannerCore):
         if self._after_call:
             j = _skip_ws(buf, i)
             self._held_ws += buf[i:j]
-            if j == len(buf):
+            if j == len(buf) and len(self._held_ws) <= MAX_NAME:
                 return j
-            if not buf.startswith(self._openers, j) and not self._maybe_opener(buf, j):
+            if len(self._held_ws) > MAX_NAME or (
+                not buf.startswith(self._openers, j) and not self._maybe_opener(buf, j)
+            ):  # text follows, or more whitespace than a template puts between calls: it is text
                 held, self._held_ws = self._held_ws, ""
                 self._after_call = False
                 self._text(held)
