@@ -106,10 +106,10 @@ class _RootString:
             self.sink.on_string_data(data)
             return
         self.held.append(data)
-        text = "".join(self.held)
-        stripped = text.lstrip(_WS)
-        if not stripped:
+        stripped = data.lstrip(_WS)
+        if not stripped:  # only whitespace so far: undecided (each piece is looked at once)
             return
+        text = "".join(self.held)
         self.held = []
         if stripped[0] in "{[":
             tok = self.tok
