@@ -284,7 +284,6 @@ class TextToolCallScanner(ScannerCore):
         # the envelope ({"name": ..., "arguments": ...})
         self._env_key = ""
         self._env_seen = 0
-        self._env_array = False  # mistral: a list of envelopes
         # the JSON skimmer
         self._depth = 0
         self._in_str = False
@@ -394,7 +393,6 @@ class TextToolCallScanner(ScannerCore):
         self._openers = openers
         self._opener_re = re.compile("|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True)))
         self._first = tuple(sorted({m[0] for m in markers}))
-        self._longest = max(len(m) for m in markers)
         self._llama_start = self.format in ("auto", "llama3_json")
 
     def _partial(self, buf: str, i: int, markers: tuple[str, ...]) -> int:
