@@ -105,28 +105,30 @@ cdef class ScannerCore:
         self._tail = ""
         self._first = ()
 
+    cdef list _slow(self, str text):
+        cdef list out = []
+        self._out = out
+        return self._feed_slow(text, out)
+
     def feed(self, str text):
         """Scan one chunk of text; return the items it completed or extended."""
-        cdef list out = []
         cdef Py_ssize_t n = len(text), i, depth
         cdef Py_UCS4 c
         cdef bint in_str, esc
         cdef CallArguments args
-        self._out = out
         if self._tail or n == 0:
-            return self._feed_slow(text, out)
+            return self._slow(text)
         state = self._state
         if state is self._st_text and not self._after_call:
             for first in self._first:
                 if first in text:
-                    return self._feed_slow(text, out)
+                    return self._slow(text)
             if self._at_start:
                 if self._llama_start:
-                    return self._feed_slow(text, out)
+                    return self._slow(text)
                 if not text.isspace():
                     self._at_start = False
-            out.append(_text_piece(text))
-            return out
+            return [_text_piece(text)]
         if state is self._st_skim and not self._scalar and self._call >= 0:
             depth = self._depth
             in_str = self._in_str
@@ -141,23 +143,22 @@ cdef class ScannerCore:
                     elif c == u'"':
                         in_str = False
                         if depth == 0:
-                            return self._feed_slow(text, out)
+                            return self._slow(text)
                 elif c == u'"':
                     in_str = True
                 elif c == u'{' or c == u'[':
                     depth += 1
                     if depth > 512:
-                        return self._feed_slow(text, out)
+                        return self._slow(text)
                 elif c == u'}' or c == u']':
                     depth -= 1
                     if depth <= 0:
-                        return self._feed_slow(text, out)
+                        return self._slow(text)
             self._depth = depth
             self._in_str = in_str
             self._esc = esc
             args = CallArguments.__new__(CallArguments)
             args.call = self._call
             args.text = text
-            out.append(args)
-            return out
-        return self._feed_slow(text, out)
+            return [args]
+        return self._slow(text)
