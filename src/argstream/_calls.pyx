@@ -183,7 +183,7 @@ cdef class ArgumentCall:
         self.progress = progress
         self._open_path = None
         self._open_pieces = None
-        self._cparser = parser if type(parser) is IncrementalArgParser else None
+        self._cparser = parser if type(parser) is IncrementalArgParser and not parser.lenient else None
         self._agg_push = aggregator.push
         self._fast_items = self.flat and progress is ToolCallArgumentProgress and (
             self._cparser is not None or self.twin)

@@ -9,8 +9,14 @@ from argstream._fragment_builder cimport FragmentBuilder
 @cython.final
 cdef class IncrementalArgParser:
     cdef object _tok
+    cdef bint _lenient  # lenient=True
+    cdef list _history  # the chunks so far, while the compiled core reads a valid prefix
+    cdef object _twin  # the pure twin's lenient parser, once a repair was needed
+    cdef bint _seen  # lenient: the root value's first character arrived
+    cdef dict _options
     cdef FragmentBuilder _builder
     cdef bint _failed  # a push raised: check the tokenizer's sticky error before the next one
     cdef object taken  # the exception push_noraise took (None when it succeeded)
     cdef list push_noraise(self, object chunk)
     cdef int _ready(self) except -1
+    cdef object _replay(self, bint last)

@@ -82,6 +82,14 @@ cdef class IncrementalArgParser:
 
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
+
+    ``lenient=True`` repairs what weak models get almost right and records each repair in
+    ``repairs`` (see ``docs/lenient.md``). The repairs live in the pure twin only: a lenient
+    parser runs this compiled core while the input is valid, keeping its chunks, and at the
+    first failure (a push that raises, a ``finish()`` on a cut-off value) replays them into the
+    twin's lenient parser, which goes on from there. On a valid prefix the two agree fragment
+    for fragment, so the result is the twin's, at the compiled speed on valid input; the cost
+    is that a lenient parser keeps its input until then. Strict parsers pay one flag test.
     """
 
     cdef int _ready(self) except -1:
@@ -90,7 +98,12 @@ cdef class IncrementalArgParser:
         return 0
 
     def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
-                 bint catch_duplicate_keys=False, bint spans=False):
+                 bint catch_duplicate_keys=False, bint spans=False, bint lenient=False):
+        if lenient:
+            self._lenient = True
+            self._history = []
+            self._options = dict(max_depth=max_depth, flat=flat, surrogates=surrogates,
+                                 catch_duplicate_keys=catch_duplicate_keys, spans=spans, lenient=True)
         self._tok = tokenizer_new(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat, self._tok if spans else None)
 
@@ -100,6 +113,18 @@ cdef class IncrementalArgParser:
         cdef FragmentBuilder builder = self._builder
         cdef int rc
         self._ready()
+        if self._lenient:
+            if self._twin is not None:
+                return self._twin.push(chunk)
+            if type(chunk) is not str and type(chunk) is not bytes:
+                chunk = bytes(chunk)
+            self._history.append(chunk)
+            if not self._seen:
+                first = chunk.lstrip(" \t\r\n" if type(chunk) is str else b" \t\r\n")[:1]
+                if first:
+                    self._seen = True
+                    if first == '"' or first == b'"':  # a root string may hold JSON (double-encoded)
+                        return self._replay(True)
         if self._failed:
             tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
         builder.out = out
@@ -110,6 +135,8 @@ cdef class IncrementalArgParser:
         if rc == -1:
             self._failed = True
             exc = argstream_take_error()
+            if self._lenient and isinstance(exc, ArgumentStreamError):
+                return self._replay(True)
             if isinstance(exc, ArgumentStreamError):
                 exc.fragments = out
             raise exc
@@ -142,6 +169,12 @@ cdef class IncrementalArgParser:
         """Signal the end of input; return what only the end completes (a bare root number)."""
         cdef list out = []
         self._ready()
+        if self._lenient:
+            if self._twin is not None:
+                return self._twin.finish()
+            if self._failed or not tokenizer_done(self._tok):
+                self._replay(False)
+                return self._twin.finish()
         self._builder.out = out
         if self._builder.spans is not None:
             self._builder.spans = []
@@ -152,23 +185,50 @@ cdef class IncrementalArgParser:
             self._builder.out = None
         return out
 
+    cdef object _replay(self, bint last):
+        """Hand the input so far to the twin's lenient parser; return its fragments of the last chunk."""
+        from argstream._parser_py import IncrementalArgParser as Twin
+        cdef list history = self._history
+        twin = Twin(**self._options)
+        self._history = None
+        self._twin = twin
+        for chunk in history[:-1] if last else history:
+            twin.push(chunk)
+        return twin.push(history[-1]) if last else None
+
     @property
     def done(self):
         """The root value is complete."""
         self._ready()
+        if self._twin is not None:
+            return self._twin.done
         return tokenizer_done(self._tok)
 
     @property
     def position(self):
         """Characters (str input) or bytes (bytes input) consumed so far."""
         self._ready()
+        if self._twin is not None:
+            return self._twin.position
         return tokenizer_position(self._tok)
 
     @property
     def spans(self):
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
         self._ready()
+        if self._twin is not None:
+            return self._twin.spans
         return self._builder.spans
+
+    @property
+    def repairs(self):
+        """The repairs made so far, in input order (``lenient=True``; always empty when strict)."""
+        self._ready()
+        return self._twin.repairs if self._twin is not None else []
+
+    @property
+    def lenient(self):
+        return self._lenient
 
     @property
     def flat(self):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._fragment_builder_py import FragmentBuilder
+from ._lenient_py import LenientTokenizer
 from ._tokenizer_py import _PLAIN, ST_END, ST_STRING, Tokenizer
 from .errors import ArgumentStreamError
 
@@ -40,6 +41,12 @@ class IncrementalArgParser:
 
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
+
+    ``lenient=True`` accepts what weak models get almost right (trailing commas, single
+    quotes, unquoted keys, ``True``/``False``/``None``, comments, a code fence, JSON
+    double-encoded as a string) and, at ``finish()``, closes what is still open; ``repairs``
+    lists each repair as ``Repair(kind, pos)`` (see ``docs/lenient.md``). Off (the default),
+    the parser is strict and ``repairs`` is always empty.
     """
 
     __slots__ = ("_tok", "_builder")
@@ -52,8 +59,10 @@ class IncrementalArgParser:
         surrogates: str = "replace",
         catch_duplicate_keys: bool = False,
         spans: bool = False,
+        lenient: bool = False,
     ) -> None:
-        self._tok = Tokenizer(max_depth, surrogates, catch_duplicate_keys)
+        tokenizer = LenientTokenizer if lenient else Tokenizer
+        self._tok = tokenizer(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat, self._tok if spans else None)
 
     def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
@@ -111,6 +120,19 @@ class IncrementalArgParser:
     def spans(self) -> list[tuple[int, int]] | None:
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
         return self._builder.spans
+
+    @property
+    def repairs(self) -> list[Any]:
+        """The repairs made so far, in input order (``lenient=True``; always empty when strict).
+
+        The parser's own list, which later repairs extend: read it, do not change it (its length
+        before and after a ``push`` tells that push's repairs, at no copying cost)."""
+        tok = self._tok
+        return tok.repairs if type(tok) is LenientTokenizer else []
+
+    @property
+    def lenient(self) -> bool:
+        return type(self._tok) is LenientTokenizer
 
     @property
     def flat(self) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["ArgumentStreamError", "DuplicateKeyError", "IncompleteJSONError"]
+from typing import NamedTuple
+
+__all__ = ["ArgumentStreamError", "DuplicateKeyError", "IncompleteJSONError", "Repair"]
 
 
 class ArgumentStreamError(ValueError):
@@ -61,3 +63,15 @@ class DuplicateKeyError(ArgumentStreamError):
 
     def __reduce__(self):
         return type(self), (self.msg, self.pos, self.line, self.col, self.key)
+
+
+class Repair(NamedTuple):
+    """One repair a lenient parser made (``IncrementalArgParser(lenient=True)``): its ``kind`` and ``pos``.
+
+    ``pos`` is the input offset (``position`` units) of the character that needed it: the
+    comma dropped, the quote or key, the comment's or fence's first character, the literal's
+    first letter, the opening quote of a double-encoded value, ``position`` at ``finish()``.
+    """
+
+    kind: str
+    pos: int

@@ -78,6 +78,8 @@ class WireDecoder:
             return out
         pos = 1 if self._cr and text[0] == "\n" else 0
         self._cr = False
+        if self._sse and "\r" not in text and "\n" in text:
+            return self._feed_sse(text[pos:] if pos else text, out)
         if "\n" not in text and "\r" not in text:  # the common case of a long line: no scan, no match objects
             self._tail.append(text)
             self._tail_size += len(text)
@@ -146,6 +148,40 @@ class WireDecoder:
 
     # -- one line ---------------------------------------------------------------------
 
+    def _feed_sse(self, text: str, out: list[Any]) -> list[Any]:
+        """:meth:`feed` once the stream is known to be SSE and the chunk has LF line ends only: one
+        ``str.split``, and the two lines of nearly every event (``data: ...`` and the blank line
+        that ends it) handled here; any other line goes to :meth:`_read`."""
+        lines = text.split("\n")
+        if self._tail:
+            lines[0] = "".join(self._tail) + lines[0]
+            self._tail, self._tail_size = [], 0
+        rest = lines.pop()
+        data = self._data
+        for line in lines:
+            if not line:
+                self._line += 1
+                if data:
+                    self._dispatch(out)
+                    data = self._data
+            elif line.startswith("data: "):
+                self._line += 1
+                if not data:
+                    self._event_line = self._line
+                self._size += len(line) - 5
+                if self._size > self.max_event:
+                    raise ProviderProtocolError(
+                        f"the event at line {self._event_line} is longer than {self.max_event} characters")
+                data.append(line[6:])
+            else:
+                self._read(line, out)
+        if rest:
+            self._tail.append(rest)
+            self._tail_size = len(rest)
+            if self._tail_size > self.max_event:
+                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+        return out
+
     def _read(self, line: str, out: list[Any]) -> None:
         self._line += 1
         if self._line == 1 and line[:1] == "\ufeff":
@@ -183,8 +219,8 @@ class WireDecoder:
         lines, self._data, self._size = self._data, [], 0
         if not lines:
             return
-        data = "\n".join(lines)
-        if data.strip() == _DONE:
+        data = lines[0] if len(lines) == 1 else "\n".join(lines)
+        if len(data) < 16 and data.strip() == _DONE:
             return
         try:
             out.append(json.loads(data))
