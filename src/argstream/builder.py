@@ -175,6 +175,9 @@ class EventBuilder:
     repeated key is an error by default: ``{"path": "a", "path": "/etc/passwd"}`` means one thing
     to a check that reads the first value and another to ``json.loads``, which keeps the last.
 
+    ``lenient=True`` (without ``parser_factory``) parses with the lenient parser, whose repairs
+    (``docs/lenient.md``) each call's parser records.
+
     ``tools`` (the definitions sent to the provider: ``{name: schema}``, Anthropic's or OpenAI's
     list) checks each call's arguments against its tool's JSON Schema while they stream
     (:mod:`argstream.schema`): :meth:`violations` tells what is proven so far, and the flushed
@@ -183,10 +186,15 @@ class EventBuilder:
 
     __slots__ = ("_buffers", "_calls", "_parser_factory", "_schemas")
 
-    def __init__(self, *, parser_factory: Callable[[], Any] | None = None, tools: Any = None) -> None:
+    def __init__(self, *, parser_factory: Callable[[], Any] | None = None, tools: Any = None,
+                 lenient: bool = False) -> None:
         self._buffers: dict[int, _Buffer] = {}
         self._calls: dict[int, Any] = {}  # the tool calls among the buffers: index -> ArgumentCall
         self._schemas = _compile_tools(tools) if tools is not None else None
+        if parser_factory is None and lenient:
+            spans = self._schemas is not None
+            parser_factory = lambda: IncrementalArgParser(  # noqa: E731 - one line, no name needed
+                catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, flat=True, spans=spans, lenient=True)
         if parser_factory is None:
             parser_factory = _strict_parser if self._schemas is None else _strict_parser_with_spans
         self._parser_factory = parser_factory

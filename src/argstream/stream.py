@@ -198,12 +198,18 @@ class ToolStreamState:
     without building the event.
     """
 
-    __slots__ = ("builder", "_events", "_calls")
+    __slots__ = ("builder", "_events", "_calls", "_text")
 
-    def __init__(self, builder_factory: Callable[[], EventBuilder] = EventBuilder) -> None:
+    def __init__(self, builder_factory: Callable[[], EventBuilder] = EventBuilder, *,
+                 text_tool_calls: str | None = None, tools: Any = None) -> None:
         self.builder = builder_factory()
         self._events: list[ConversationEvent] = []
         self._calls: Mapping[int, Any] = self.builder.calls
+        self._text: Any = None
+        if text_tool_calls is not None:
+            from .textcalls import TextToolCallEvents
+
+            self._text = TextToolCallEvents(text_tool_calls, tools)
 
     @property
     def events(self) -> list[ConversationEvent]:
@@ -225,7 +231,16 @@ class ToolStreamState:
         return out
 
     def feed(self, event: Event) -> list[Any]:
-        """The items that one event produces."""
+        """The items that one event produces (with ``text_tool_calls``: the events it becomes, once the
+        calls written in its text are taken out)."""
+        if self._text is None:
+            return self._feed_one(event)
+        out: list[Any] = []
+        for one in self._text.feed(event):
+            out += self._feed_one(one)
+        return out
+
+    def _feed_one(self, event: Event) -> list[Any]:
         if type(event) is Part:
             part: Any  # dispatched on ``pcls`` below (one type() call), which mypy does not narrow through
             part, index = event.part, event.index
@@ -239,6 +254,8 @@ class ToolStreamState:
                     out += progress
                 else:
                     out = progress
+                if event.metadata and call.error is None:
+                    _refuse_unrunnable(call, event.metadata)
                 if call.error is not None or call.validator is not None:
                     _report(call, out)
                 return out
@@ -281,6 +298,19 @@ class ToolStreamState:
             self._events = []
             return items
         raise TypeError(f"not an event: {event!r}")
+
+
+def _refuse_unrunnable(call: Any, metadata: Mapping[str, Any]) -> None:
+    """A call written in text that names no tool of ``tools=``, or whose markup broke: it fails, so it never runs."""
+    from .textcalls import METADATA_KEY
+
+    found = metadata.get(METADATA_KEY)
+    if type(found) is not dict:
+        return
+    if found.get("known") is False:
+        call.error = ArgumentStreamError(f"{call.name!r} (a call written in text) is not one of the tools given", 0)
+    elif found.get("error"):
+        call.error = ArgumentStreamError(f"a call written in text is malformed: {found['error']}", 0)
 
 
 def _report(call: Any, out: list[Any]) -> None:
@@ -396,19 +426,25 @@ def iter_tool_stream(
     close_stream: bool = True,
     provider_options: Mapping[str, Any] | None = None,
     tools: Any = None,
+    text_tool_calls: str | None = None,
+    lenient: bool = False,
 ) -> Iterator[StreamItem]:
     """Iterate a provider stream as :data:`StreamItem`s (see the module doc).
 
     ``provider_options`` go to the provider's ``to_events`` (e.g. ``{"structured": True}``).
     ``tools`` (the tool definitions sent to the provider) checks each call's arguments against its
     schema while they stream: :class:`ToolCallViolation` items, and ``violations`` on the finished call.
+    ``text_tool_calls`` (a format of :mod:`argstream.textcalls`, or ``"auto"``) turns tool calls that
+    a model wrote in its message text into the same items as native calls, their markup removed from
+    the text; a call that names no tool of ``tools=`` fails and never runs. ``lenient=True`` parses
+    arguments with the lenient parser (``docs/lenient.md``): each call's repairs are on its parser.
 
     Raises:
         whatever the stream raises, after the ``StreamFinished(ERROR)``; ``ValueError`` when the
         provider cannot be detected.
     """
     iterator = iter(stream)
-    state = ToolStreamState(_with_tools(builder_factory, tools))
+    state = ToolStreamState(_with_tools(builder_factory, tools, lenient), text_tool_calls=text_tool_calls, tools=tools)
     try:
         try:
             first = next(iterator)
@@ -461,9 +497,11 @@ async def aiter_tool_stream(
     close_stream: bool = True,
     provider_options: Mapping[str, Any] | None = None,
     tools: Any = None,
+    text_tool_calls: str | None = None,
+    lenient: bool = False,
 ) -> AsyncIterator[StreamItem]:
     """Async twin of :func:`iter_tool_stream` (``stream`` may be async or plain iterable)."""
-    state = ToolStreamState(_with_tools(builder_factory, tools))
+    state = ToolStreamState(_with_tools(builder_factory, tools, lenient), text_tool_calls=text_tool_calls, tools=tools)
     is_async = hasattr(stream, "__aiter__")
     iterator: Any = stream.__aiter__() if is_async else iter(stream)  # type: ignore[union-attr,arg-type]
     try:
@@ -523,12 +561,12 @@ async def aiter_tool_stream(
         raise
 
 
-def _with_tools(builder_factory: Callable[[], EventBuilder], tools: Any) -> Callable[[], EventBuilder]:
-    if tools is None:
+def _with_tools(builder_factory: Callable[[], EventBuilder], tools: Any, lenient: bool = False) -> Callable[[], EventBuilder]:
+    if tools is None and not lenient:
         return builder_factory
     if builder_factory is not EventBuilder:
-        raise TypeError("pass tools= to your own builder_factory's EventBuilder instead")
-    return lambda: EventBuilder(tools=tools)
+        raise TypeError("pass tools= and lenient= to your own builder_factory's EventBuilder instead")
+    return lambda: EventBuilder(tools=tools, lenient=lenient)
 
 
 _RAW = (str, bytes, bytearray, memoryview)

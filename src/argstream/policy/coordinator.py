@@ -238,6 +238,9 @@ class TurnCoordinator:
     yourself, carry out ``requests`` after each event (``argstream.policy.drivers.serve_inline(co)``
     does it on the calling thread).
 
+    ``text_tool_calls`` and ``lenient``: as for :func:`~argstream.stream.iter_tool_stream` (calls
+    written in message text decided like native ones; a name ``tools=`` does not define never runs).
+
     Calls are keyed by response and index: a stream of several responses (each numbering its calls
     from 0) reports every call under its own name, id and arguments (``call.response_index``).
     """
@@ -258,6 +261,8 @@ class TurnCoordinator:
         early_answer: str = "shown",
         provider: Any = None,
         provider_options: Mapping[str, Any] | None = None,
+        text_tool_calls: str | None = None,
+        lenient: bool = False,
     ) -> None:
         self.policies = policies if policies is not None else {}
         self.prompt = prompt
@@ -278,7 +283,11 @@ class TurnCoordinator:
         if builder is not None and tools is not None:
             raise TypeError("pass tools= to your EventBuilder instead")
         self.on_violation = on_violation
-        self.stream = ToolStreamState(lambda: builder if builder is not None else EventBuilder(tools=tools))
+        if builder is not None and lenient:
+            raise TypeError("pass lenient= to your EventBuilder instead")
+        self.stream = ToolStreamState(
+            lambda: builder if builder is not None else EventBuilder(tools=tools, lenient=lenient),
+            text_tool_calls=text_tool_calls, tools=tools)
         self.calls: dict[int, ToolCallState] = {}  # every call of the stream, in order of first sight
         self._live: dict[int, ToolCallState] = {}  # the current response's open calls, by event index
         self._response = 0  # responses ended so far
@@ -380,13 +389,17 @@ class TurnCoordinator:
             for event in self._pipeline.failed_events():
                 self._event(event)
 
+    def _new_call(self, index: int) -> ToolCallState:
+        """A call that starts at ``index`` of the current response."""
+        call = self._live[index] = ToolCallState(index, response_index=self._response, _coordinator=self)
+        self.calls[len(self.calls)] = call
+        return call
+
     def _event(self, event: Any) -> None:
         if type(event) is Part and type(event.part) is ToolCall:
             call = self._live.get(event.index)
             if call is None:
-                call = self._live[event.index] = ToolCallState(event.index, response_index=self._response,
-                                                              _coordinator=self)
-                self.calls[len(self.calls)] = call
+                call = self._new_call(event.index)
             if type(event.part.part) is ArgumentChunk:
                 if call.dropped:
                     call.dropped_chunks += 1
@@ -415,14 +428,14 @@ class TurnCoordinator:
         """Process one stream item (what :meth:`handle` does with each item its event produced)."""
         cls = type(item)
         if cls is ToolCallArgumentProgress:
-            call = self._live[item.index]
+            call = self._live.get(item.index) or self._new_call(item.index)
             if call.dropped:
                 return
             self._render(item)
             self._progress(call, item)
             return
         if cls is ToolCallStarted:
-            call = self._live[item.index]
+            call = self._live.get(item.index) or self._new_call(item.index)
             self._render(item)
             call.id = call.id or item.id
             call.name = call.name or item.name
@@ -430,13 +443,13 @@ class TurnCoordinator:
                 self._start_policy(call)
             return
         if cls is ToolCallFailed:
-            call = self._live[item.index]
+            call = self._live.get(item.index) or self._new_call(item.index)
             if not call.dropped:
                 self._render(item)
             self._fail(call, item.error)
             return
         if cls is ToolCallViolation:
-            call = self._live[item.index]
+            call = self._live.get(item.index) or self._new_call(item.index)
             if call.dropped:
                 return
             self._render(item)
@@ -447,7 +460,7 @@ class TurnCoordinator:
                 self._reject(call, f"invalid arguments: {violation.message} (at {where})")
             return
         if cls is ToolCallFinished:
-            call = self._live[item.index]
+            call = self._live.get(item.index) or self._new_call(item.index)
             self._render(item)
             self._complete(call, item)
             return
