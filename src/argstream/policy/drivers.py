@@ -238,6 +238,21 @@ async def arun(
 
     try:
         while not co.cancel_requested:
+            if not tasks and next_event is None:  # nothing else to wait for: read the stream directly
+                try:
+                    event = await iterator.__anext__()
+                except StopAsyncIteration:
+                    co.end_of_stream()
+                    dispatch()
+                    break
+                except Exception:
+                    co.stream_failed()
+                    raise
+                co.handle(event)
+                dispatch()
+                if co.stream_over:
+                    break
+                continue
             if next_event is None:
                 next_event = asyncio.ensure_future(iterator.__anext__())
             done, _ = await asyncio.wait({next_event, *tasks}, return_when=asyncio.FIRST_COMPLETED)
