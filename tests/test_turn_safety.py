@@ -284,3 +284,55 @@ def test_exactly_one_end_per_response_whatever_follows(fmt: str, extra: list, ma
     assert [e.reason for e in ends] == [FinishReason.TOOL_USE]
     (finished,) = [i for i in out if isinstance(i, ToolCallFinished)]
     assert finished.ok and finished.arguments == {"path": "src/a"}
+
+
+# -- 10 and 18: a Responses final copy is the streamed value only as JSON, with no repeated key ----------
+
+
+@pytest.mark.parametrize("copy", ['{"path":"/etc/passwd","path":"src/a"}', '{"path":"src/a","path":"src/a"}'])
+def test_a_responses_final_copy_with_a_repeated_key_contradicts_the_stream(copy: str, make_parser: Any) -> None:
+    items = responses_response("r1", [("call_1", "read", {"path": "src/a"})])
+    items.insert(-2, {"type": "response.function_call_arguments.done", "item_id": "fc_r1_0", "output_index": 0,
+                      "arguments": copy})
+    with pytest.raises(ProviderProtocolError):
+        items_of(items, make_parser, "openai_responses")
+
+
+def test_a_responses_final_copy_of_another_json_type_contradicts_the_stream(make_parser: Any) -> None:
+    items = responses_response("r1", [("call_1", "read", {"ok": True})])
+    items.insert(-2, {"type": "response.function_call_arguments.done", "item_id": "fc_r1_0", "output_index": 0,
+                      "arguments": '{"ok":1}'})
+    with pytest.raises(ProviderProtocolError):
+        items_of(items, make_parser, "openai_responses")
+    spaced = responses_response("r1", [("call_1", "read", {"n": 1})])
+    spaced.insert(-2, {"type": "response.function_call_arguments.done", "item_id": "fc_r1_0", "output_index": 0,
+                       "arguments": '{ "n" : 1.0 }'})
+    (finished,) = [i for i in items_of(spaced, make_parser, "openai_responses") if isinstance(i, ToolCallFinished)]
+    assert finished.ok
+
+
+def test_completing_many_parallel_calls_is_linear() -> None:
+    """20,000 Chat calls flushed together: each completion looks at the live calls once, stopping early
+    (a counting check of the work, not a timing)."""
+    from argstream.policy import coordinator as module
+
+    calls = [(f"call_{i}", "read", {"path": "src/a"}) for i in range(2000)]
+    items = chat_response("r1", calls, chunk=50)
+    seen = 0
+    original = module.TurnCoordinator._check_cancel
+
+    def counting(self: Any) -> None:
+        nonlocal seen
+        for call in self._live.values():
+            seen += 1
+            if call.streaming and not call.dropped:
+                break
+        original(self)
+
+    module.TurnCoordinator._check_cancel = counting  # type: ignore[method-assign]
+    try:
+        result = TurnCoordinator(READ_UNATTENDED, provider="openai_chat").run(items)
+    finally:
+        module.TurnCoordinator._check_cancel = original  # type: ignore[method-assign]
+    assert len(result.calls) == 2000 and all(c.approved for c in result.calls)
+    assert seen < 20 * 2000

@@ -600,8 +600,13 @@ class TurnCoordinator:
 
     def _check_cancel(self) -> None:
         """Cancel the stream when calls are being dropped and no other call is still streaming."""
-        live = [c for c in self._live.values() if c.streaming]
-        if live and all(c.dropped for c in live):
+        dropping = False
+        for call in self._live.values():  # the response's calls not flushed yet: stops at the first live one
+            if call.streaming:
+                if not call.dropped:
+                    return
+                dropping = True
+        if dropping:
             self.cancel_requested = True
 
     def _complete(self, call: ToolCallState, finished: ToolCallFinished) -> None:

@@ -394,11 +394,37 @@ class ResponsesAdapter(Adapter):
 
 
 def _same_value(a: str, b: str) -> bool:
-    """Whether two argument texts are the same JSON value (a copy may be spaced differently)."""
+    """Whether two argument texts are the same JSON value (a copy may be spaced differently).
+
+    Compared as JSON, not as Python values: ``1`` is not ``true``, and a copy with a repeated key
+    (``{"path": "/etc/passwd", "path": "src/a"}``) is never the same value, whatever the last one
+    says: the decision path treats a repeated key as an error, so the copy does too."""
     try:
-        return bool(json.loads(a) == json.loads(b))
+        return _json_same(json.loads(a, object_pairs_hook=_unique), json.loads(b, object_pairs_hook=_unique))
     except (ValueError, RecursionError):
         return False
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("a repeated key")
+    return value
+
+
+def _json_same(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value (``1 == 1.0``), every other type only with its own type."""
+    if type(a) is bool or type(b) is bool:
+        return type(a) is type(b) and a == b
+    if type(a) in (int, float) and type(b) in (int, float):
+        return bool(a == b)
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(_json_same(x, y) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_json_same(a[k], b[k]) for k in a)
+    return bool(a == b)
 
 
 def _tool_uses(text: str) -> list[tuple[str, dict[str, Any]]] | None:
