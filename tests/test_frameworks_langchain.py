@@ -32,9 +32,17 @@ from argstream import DONE, ObjectEntry
 from argstream.builder import EventBuilder
 from argstream.events import FinishReason, ToolCallRequest
 from argstream.policy import TurnCoordinator, load_policies
+from argstream.policy.drivers import run_inline
 from argstream.providers import langchain as langchain_events
 from argstream.providers.detect import detect_provider
-from argstream.stream import StreamFinished, ToolCallFinished, aiter_tool_stream, iter_tool_stream
+from argstream.stream import (
+    StreamFinished,
+    ToolCallArgumentProgress,
+    ToolCallFinished,
+    ToolCallStarted,
+    aiter_tool_stream,
+    iter_tool_stream,
+)
 
 pytest.importorskip("langchain_core", reason="the frameworks extra is not installed (langchain-core)")
 langchain_openai = pytest.importorskip("langchain_openai", reason="the frameworks extra is not installed")
@@ -73,10 +81,13 @@ def native(fmt: str, items: list[dict], make_parser: Any) -> Seen:
 
 def by_call(seen: Seen) -> dict[str, list[Any]]:
     """Each call's argument fragments, keyed by call id."""
-    ids = {s.index: s.id for s in seen.started}
+    ids: dict[int, str] = {}
     out: dict[str, list[Any]] = {}
-    for p in seen.progress:
-        out.setdefault(ids[p.index], []).append(p.fragment)
+    for item in seen.items:
+        if type(item) is ToolCallStarted:
+            ids[item.index] = item.id
+        elif type(item) is ToolCallArgumentProgress:
+            out.setdefault(ids[item.index], []).append(item.fragment)
     return out
 
 
@@ -227,7 +238,7 @@ def test_declined_call_closes_the_langchain_stream(fmt: str) -> None:
     with LoopbackServer(Reply(pieces, hold_after=held)) as server:
         stream = model(fmt, server).stream("create the module")
         co = TurnCoordinator(POLICIES, prompt=prompt, execute=lambda call: ran.append(call.name))
-        result = co.run(langchain_events.to_events(stream), close=stream.close)
+        result = run_inline(co, langchain_events.to_events(stream), close=stream.close)
         exchange = server.wait(1)
     (call,) = result.calls
     assert prompts == [{"path": rec.tool_calls[0][2]["path"]}]
