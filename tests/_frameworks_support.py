@@ -124,11 +124,21 @@ def responses_text_reply(text: str = "done") -> list[dict[str, Any]]:
                 "status": "in_progress", "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
     message = {"type": "message", "id": "msg_final", "role": "assistant", "status": "completed",
                "content": [{"type": "output_text", "text": text, "annotations": []}]}
-    return [
-        {"type": "response.created", "sequence_number": 0, "response": response},
-        {"type": "response.completed", "sequence_number": 1,
-         "response": {**response, "status": "completed", "output": [message]}},
+    added = {**message, "status": "in_progress", "content": []}
+    part = {"type": "output_text", "text": "", "annotations": []}
+    events = [
+        {"type": "response.created", "response": response},
+        {"type": "response.output_item.added", "output_index": 0, "item": added},
+        {"type": "response.content_part.added", "item_id": "msg_final", "output_index": 0, "content_index": 0,
+         "part": part},
+        {"type": "response.output_text.delta", "item_id": "msg_final", "output_index": 0, "content_index": 0,
+         "delta": text, "logprobs": []},
+        {"type": "response.output_text.done", "item_id": "msg_final", "output_index": 0, "content_index": 0,
+         "text": text, "logprobs": []},
+        {"type": "response.output_item.done", "output_index": 0, "item": message},
+        {"type": "response.completed", "response": {**response, "status": "completed", "output": [message]}},
     ]
+    return [{**event, "sequence_number": n} for n, event in enumerate(events)]
 
 
 def anthropic_text_reply(text: str = "done") -> list[dict[str, Any]]:

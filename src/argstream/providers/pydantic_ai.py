@@ -13,7 +13,9 @@ Per model response (pydantic-ai numbers its parts from 0 in each response):
   compact JSON), and a ``ToolCallStart`` again when it brings the id or name first;
 - ``TextPart`` / ``TextPartDelta`` → ``Part(i, Message)``; ``ThinkingPart`` /
   ``ThinkingPartDelta`` → ``Part(i, Reasoning)``, a ``signature`` in the part metadata;
-- ``PartEndEvent`` → ``Flush(i)``.
+- ``PartEndEvent`` is not an end: pydantic-ai ends a part when the next one starts, even while a
+  parallel call's arguments are still streaming (Chat Completions interleaves them), and later
+  deltas still arrive for it. Every part flushes when its response ends, in order of first sight.
 
 Built-in (provider-run) tool calls and returns, files and other parts produce nothing: their
 ``PartDeltaEvent`` are skipped too.
@@ -21,7 +23,7 @@ Built-in (provider-run) tool calls and returns, files and other parts produce no
 pydantic-ai streams no finish event: a response ends at the first event that is not about its
 parts (``FunctionToolCallEvent``, ``OutputToolCallEvent``, ``DeferredToolRequestsEvent``,
 ``AgentRunResultEvent``, ...; ``FinalResultEvent`` comes mid-response and is not an end) or when
-the stream ends without an exception. It then flushes any part pydantic-ai left open and gives
+the stream ends without an exception. It then flushes the response's parts and gives
 ``Finished(TOOL_USE)`` when it held a tool call (output tools included), else
 ``Finished(COMPLETED)``: pydantic-ai raises on errors and dropped connections, so an ending that
 did not raise is a complete response (the provider's ``finish_reason`` is on pydantic-ai's
@@ -85,9 +87,7 @@ class PydanticAIAdapter(Adapter):
             return self._delta(_position(item), get(item, "delta"))
         if kind == "part_start":
             return self._start(_position(item), get(item, "part"))
-        if kind == "part_end":
-            return self._end(_position(item))
-        if kind == "final_result" or not self._open:
+        if kind == "part_end" or kind == "final_result" or not self._open:
             return []
         return self._finish()
 
@@ -139,12 +139,6 @@ class PydanticAIAdapter(Adapter):
         self._identify(index, state, get(delta, "tool_call_id", ""), name, out)
         self._args(index, get(delta, "args_delta"), out)
         return out
-
-    def _end(self, position: int) -> list[Event]:
-        state = self._parts.pop(position, None)
-        if state is None or state.kind == _OTHER:
-            return []
-        return [Flush(self._slots(position))]
 
     def _thinking(self, index: int, text: Any, signature: Any) -> list[Event]:
         text = _text(text, "ThinkingPart.content")
