@@ -10,7 +10,8 @@ its own, one ``Finished`` per model response of the run (each turn of the agent 
 finished response: ``tool_called``, ``tool_output``, ``message_output_created``, handoffs,
 approvals) are ignored: they repeat what the raw events already streamed, after the fact.
 Nothing of the Agents SDK is imported; events are read by their ``type``. Decoded dicts of the
-same shape are read too.
+same shape are read too. The items the SDK converts from Chat Completions streams all carry the
+placeholder id ``__fake_id__``; those are told apart by their ``output_index`` instead.
 
 When the run is cancelled (``RunResultStreaming.cancel()``) the event stream ends mid-response:
 the driver gives ``Finished(ERROR)`` and nothing open is flushed, so no cut-off call is reported
@@ -24,10 +25,13 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from ..events import Event
-from ._common import Adapter, ProviderProtocolError, adrive, drive, get
+from ._common import Adapter, ProviderProtocolError, adrive, drive, fields, get
 from .openai_responses import ResponsesAdapter
 
-__all__ = ["AgentsAdapter", "ato_events", "to_events"]
+__all__ = ["AgentsAdapter", "PLACEHOLDER_ID", "ato_events", "to_events"]
+
+PLACEHOLDER_ID = "__fake_id__"
+"""The item id the SDK gives every item it converts from a Chat Completions stream (all alike)."""
 
 
 class AgentsAdapter(Adapter):
@@ -42,6 +46,12 @@ class AgentsAdapter(Adapter):
         data = get(item, "data")
         if data is None:
             raise ProviderProtocolError("a raw_response_event without data")
+        if get(data, "item_id") == PLACEHOLDER_ID:
+            data = {**fields(data), "item_id": None}
+        else:
+            output = get(data, "item")
+            if output is not None and get(output, "id") == PLACEHOLDER_ID:
+                data = {**fields(data), "item": {**fields(output), "id": None}}
         return self._responses.feed(data)
 
     def end(self) -> list[Event]:
