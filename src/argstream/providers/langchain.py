@@ -60,7 +60,7 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, ProviderProtocolError, Slots, adrive, drive, finish_reason, get, plain
+from ._common import Adapter, ProviderProtocolError, Slots, adrive, drive, fields, finish_reason, get, plain
 
 __all__ = ["FINISH_REASONS", "LangChainAdapter", "ato_events", "message_chunk", "to_events"]
 
@@ -107,13 +107,10 @@ def message_chunk(item: Any) -> Any:
         item = get(get(item, "data"), "chunk")
         if item is None:
             raise ProviderProtocolError("an on_chat_model_stream event without data.chunk")
-    else:
-        message = getattr(item, "message", None)  # ChatGenerationChunk
-        if message is not None and getattr(item, "tool_call_chunks", None) is None:
-            item = message
-    if item is None:
-        return None
     kind = get(item, "type")
+    if kind == "ChatGenerationChunk":
+        item = get(item, "message")
+        kind = get(item, "type")
     if kind not in ("AIMessageChunk", "ai"):
         return None  # a tool message, a human message: nothing the model streamed
     return item
@@ -145,9 +142,10 @@ class LangChainAdapter(Adapter):
         chunk = message_chunk(item)
         if chunk is None:
             return []
-        content = get(chunk, "content")
-        entries = get(chunk, "tool_call_chunks")
-        extra = get(chunk, "additional_kwargs")
+        f = fields(chunk)
+        content = f.get("content")
+        entries = f.get("tool_call_chunks")
+        extra = f.get("additional_kwargs")
         reasoning = get(extra, "reasoning_content") if extra else None
         if self._finished:
             if not (content or entries or reasoning):
@@ -163,12 +161,12 @@ class LangChainAdapter(Adapter):
                 raise ProviderProtocolError(f"tool_call_chunks must be a list, got {type(entries).__name__}")
             for entry in entries:
                 self._entry(entry, out)
-        metadata = get(chunk, "response_metadata")
+        metadata = f.get("response_metadata")
         raw = _finish_of(metadata) if metadata else None
         if raw is not None:
-            self._finish(out, raw, FINISH_REASONS.get(raw.lower()), get(chunk, "usage_metadata"))
-        elif self._finish_on_last and get(chunk, "chunk_position") == "last":
-            self._finish(out, None, None, get(chunk, "usage_metadata"))
+            self._finish(out, raw, FINISH_REASONS.get(raw.lower()), f.get("usage_metadata"))
+        elif self._finish_on_last and f.get("chunk_position") == "last":
+            self._finish(out, None, None, f.get("usage_metadata"))
         return out
 
     def _slot(self, key: Any) -> int:
