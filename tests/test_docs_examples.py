@@ -33,7 +33,11 @@ def _blocks(path: Path) -> list[str]:
 def _examples() -> list:
     out = []
     for page in sorted((ROOT / "docs").glob("*.md")):
-        for number, block in enumerate(_blocks(page), 1):
+        blocks = _blocks(page)
+        shared = "".join(b for b in blocks if b.startswith("POLICIES_TOML"))  # a page's shared policy block
+        for number, block in enumerate(blocks, 1):
+            if block.startswith("# recipe:"):  # a recipe runs after the page's shared block, as the page says
+                block = shared + block
             out.append(pytest.param(block, id=f"{page.name}#{number}"))
     readme = _blocks(ROOT / "README.md")
     standalone = [b for b in readme if "anthropic" not in b and "client." not in b]
