@@ -62,7 +62,7 @@ from ..events import (
 )
 from ._common import Adapter, ProviderProtocolError, Slots, adrive, drive, fields, finish_reason, get, plain
 
-__all__ = ["FINISH_REASONS", "LangChainAdapter", "ato_events", "message_chunk", "to_events"]
+__all__ = ["FINISH_REASONS", "LangChainAdapter", "adapter", "ato_events", "message_chunk", "to_events"]
 
 FINISH_REASONS: dict[str, FinishReason] = {
     "stop": FinishReason.COMPLETED,
@@ -137,6 +137,32 @@ class LangChainAdapter(Adapter):
         self._auto = 0
         self._tool_calls = False
         self._finished = False
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """The dominant item, read with the fewest lookups: ``(index, args)`` of an ``AIMessageChunk``
+        (as ``stream()`` yields it) whose only payload is one ``tool_call_chunks`` entry continuing a
+        known call, with no finish in its metadata; else ``None`` and nothing changed."""
+        d = getattr(item, "__dict__", None)
+        if type(d) is not dict or d.get("type") != "AIMessageChunk" or self._finished or d.get("content"):
+            return None
+        entries = d.get("tool_call_chunks")
+        if type(entries) is not list or len(entries) != 1:
+            return None
+        metadata = d.get("response_metadata")
+        extra = d.get("additional_kwargs")
+        if (metadata and _finish_of(metadata) is not None) or (extra and get(extra, "reasoning_content")) or (
+                self._finish_on_last and d.get("chunk_position") == "last"):
+            return None
+        entry = entries[0]
+        if type(entry) is not dict or entry.get("id") or entry.get("name"):
+            return None
+        position, args = entry.get("index"), entry.get("args")
+        key = self._current.get(position) if type(position) is int else None
+        index = self._slots.get(key) if key is not None and key in self._calls else None
+        if index is None or type(args) is not str or not args:
+            return None
+        self._last_call = key
+        return index, args
 
     def feed(self, item: Any) -> list[Event]:
         chunk = message_chunk(item)
@@ -283,6 +309,11 @@ def _text(value: Any, name: str) -> str:
     if type(value) is not str and not isinstance(value, str):
         raise ProviderProtocolError(f"{name} must be a string, got {type(value).__name__}")
     return value
+
+
+def adapter(*, finish_on_last: bool = False) -> LangChainAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return LangChainAdapter(finish_on_last=finish_on_last)
 
 
 def to_events(stream: Iterable[Any], *, finish_on_last: bool = False) -> Iterator[Event]:

@@ -23,7 +23,12 @@ from ..events import Event
 from ._common import adrive, drive
 from .openai_chat import OpenAIChatAdapter
 
-__all__ = ["ato_events", "to_events"]
+__all__ = ["adapter", "ato_events", "to_events"]
+
+
+def adapter(*, structured: bool = False) -> OpenAIChatAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return OpenAIChatAdapter(structured=structured)
 
 
 def to_events(stream: Iterable[Any], *, structured: bool = False) -> Iterator[Event]:

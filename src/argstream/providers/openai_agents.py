@@ -28,7 +28,7 @@ from ..events import Event
 from ._common import Adapter, ProviderProtocolError, adrive, drive, fields, get
 from .openai_responses import ResponsesAdapter
 
-__all__ = ["AgentsAdapter", "PLACEHOLDER_ID", "ato_events", "to_events"]
+__all__ = ["AgentsAdapter", "PLACEHOLDER_ID", "adapter", "ato_events", "to_events"]
 
 PLACEHOLDER_ID = "__fake_id__"
 """The item id the SDK gives every item it converts from a Chat Completions stream (all alike)."""
@@ -39,6 +39,15 @@ class AgentsAdapter(Adapter):
 
     def __init__(self) -> None:
         self._responses = ResponsesAdapter()
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """The Responses adapter's fast path, through a ``RawResponsesStreamEvent`` (not for the
+        placeholder ids of converted items, which :meth:`feed` rewrites)."""
+        d = getattr(item, "__dict__", None)
+        if type(d) is not dict or d.get("type") != "raw_response_event":
+            return None
+        data = d.get("data")
+        return self._responses.chunk(data, getattr(data, "item_id", None) == PLACEHOLDER_ID)
 
     def feed(self, item: Any) -> list[Event]:
         if get(item, "type") != "raw_response_event":
@@ -56,6 +65,11 @@ class AgentsAdapter(Adapter):
 
     def end(self) -> list[Event]:
         return self._responses.end()
+
+
+def adapter() -> AgentsAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return AgentsAdapter()
 
 
 def to_events(stream: Iterable[Any]) -> Iterator[Event]:

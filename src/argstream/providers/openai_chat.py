@@ -208,15 +208,8 @@ class OpenAIChatAdapter(Adapter):
             return None
         number = choice.get("index")
         state = self._choices.get(0 if number is None else number) if type(number) is int or number is None else None
-        delta = choice.get("delta")
-        if type(delta) is not dict:  # an SDK object: its fields, and the extra ones a server added
-            extra = getattr(delta, "__pydantic_extra__", None)
-            if extra and any(extra.get(name) for name in _PAYLOAD):
-                return None
-            delta = getattr(delta, "__dict__", None)
-            if type(delta) is not dict:
-                return None
-        if state is None:
+        delta = _dict(choice.get("delta"))
+        if state is None or type(delta) is not dict:
             return None
         entries = delta.get("tool_calls")
         if type(entries) is not list or len(entries) != 1:
@@ -335,8 +328,15 @@ def _number(value: Any, name: str) -> int:
 
 
 def _dict(obj: Any) -> Any:
-    """A wire dict as it is, an SDK (pydantic) object's field dict, else ``None``."""
-    return obj if type(obj) is dict else getattr(obj, "__dict__", None)
+    """A wire dict as it is; an SDK (pydantic) object's fields, with the extra ones a server or a proxy
+    added (LiteLLM keeps every field of its choices and deltas there); else ``None``."""
+    if type(obj) is dict:
+        return obj
+    own = getattr(obj, "__dict__", None)
+    extra = getattr(obj, "__pydantic_extra__", None) if own is not None else None
+    if extra and type(extra) is dict:
+        return {**own, **extra} if own else extra
+    return own
 
 
 _PAYLOAD = ("content", "refusal", "tool_calls", "function_call", "reasoning_content", "reasoning", "reasoning_details")

@@ -138,16 +138,25 @@ class ResponsesAdapter(Adapter):
             return []
         return handler(self, item)
 
-    def chunk(self, item: Any) -> tuple[int, str] | None:
+    def chunk(self, item: Any, anonymous: bool = False) -> tuple[int, str] | None:
         """The dominant event, read with the fewest lookups: ``(index, delta)`` of a non-empty
-        ``function_call_arguments.delta`` for a function call item known by its ``item_id``, else
-        ``None`` and nothing changed (the item then goes to :meth:`feed`)."""
+        ``function_call_arguments.delta`` for a function call item known by its ``item_id`` (or, for
+        an item without one, or ``anonymous``, by its ``output_index``), else ``None`` and nothing
+        changed (the item then goes to :meth:`feed`)."""
         d = item if type(item) is dict else getattr(item, "__dict__", None)
-        if d is None or d.get("type") != "response.function_call_arguments.delta":
+        if type(d) is not dict or d.get("type") != "response.function_call_arguments.delta":
             return None
         text = d.get("delta")
-        item_id = d.get("item_id")
-        call = self._by_id.get(item_id) if type(item_id) is str else None
+        item_id = None if anonymous else d.get("item_id")
+        if type(item_id) is str:
+            call = self._by_id.get(item_id)
+        elif item_id is None:
+            position = d.get("output_index")
+            call = self._by_output.get(position) if type(position) is int else None
+            if call is not None and call.item_id is not None:
+                call = None
+        else:
+            call = None
         if call is None or call.kind != _FUNCTION or call.wrapper is not None or type(text) is not str or not text:
             return None
         call.sent.append(text)

@@ -55,7 +55,7 @@ from ..events import (
 )
 from ._common import Adapter, ProviderProtocolError, Slots, adrive, drive, get, json_text
 
-__all__ = ["PydanticAIAdapter", "ato_events", "to_events"]
+__all__ = ["PydanticAIAdapter", "adapter", "ato_events", "to_events"]
 
 _TEXT, _THINKING, _TOOL, _OTHER = range(4)
 _PART_KINDS = {"text": _TEXT, "thinking": _THINKING, "tool-call": _TOOL}
@@ -80,6 +80,28 @@ class PydanticAIAdapter(Adapter):
         self._open = False  # a response has parts and no Finished yet
         self._finished = False  # a Finished was given for the last response
         self._tool_calls = False
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """The dominant event, read with the fewest lookups: ``(index, args_delta)`` of a
+        ``PartDeltaEvent`` whose ``ToolCallPartDelta`` only continues a started call's arguments;
+        else ``None`` and nothing changed."""
+        d = getattr(item, "__dict__", None)
+        if type(d) is not dict or d.get("event_kind") != "part_delta":
+            return None
+        position = d.get("index")
+        state = self._parts.get(position) if type(position) is int else None
+        delta = getattr(d.get("delta"), "__dict__", None)
+        if state is None or state.kind != _TOOL or type(delta) is not dict:
+            return None
+        call_id = delta.get("tool_call_id")
+        if (delta.get("part_delta_kind") != "tool_call" or delta.get("tool_name_delta")
+                or (call_id and call_id != state.id)):
+            return None
+        args = delta.get("args_delta")
+        index = self._slots.get(position)
+        if type(args) is not str or not args or index is None:
+            return None
+        return index, args
 
     def feed(self, item: Any) -> list[Event]:
         kind = get(item, "event_kind")
@@ -184,6 +206,11 @@ def _text(value: Any, name: str) -> str:
     if type(value) is not str and not isinstance(value, str):
         raise ProviderProtocolError(f"{name} must be a string, got {type(value).__name__}")
     return value
+
+
+def adapter() -> PydanticAIAdapter:
+    """A new adapter for one stream (what :func:`to_events` drives), for a fused consumer."""
+    return PydanticAIAdapter()
 
 
 def to_events(stream: Iterable[Any]) -> Iterator[Event]:
