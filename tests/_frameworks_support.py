@@ -53,7 +53,11 @@ def expected_calls(entry: dict[str, Any]) -> list[tuple[str, str, Any]]:
 
 
 def items_of(key: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (RECORDINGS / key).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """A shared recording's wire items; the test skips when ../shared is absent (an unpacked sdist)."""
+    path = RECORDINGS / key
+    if not path.exists():
+        pytest.skip(f"no shared recordings ({path} is absent)")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def body_of(fmt: str, items: list[dict[str, Any]]) -> bytes:
