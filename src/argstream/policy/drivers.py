@@ -19,7 +19,7 @@ import asyncio
 import inspect
 import queue
 import threading
-from collections.abc import AsyncIterable, Callable, Iterable
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
 from typing import Any
 
 from .coordinator import Request, TurnCoordinator, TurnResult
@@ -236,21 +236,26 @@ async def arun(
             task.result()
         dispatch()
 
+    async def deliver(read: Awaitable[Any]) -> bool:
+        """Hand the stream's next item (``read``: the read, or its finished future) to the coordinator;
+        ``True`` when the stream is over."""
+        try:
+            event = await read
+        except StopAsyncIteration:
+            co.end_of_stream()
+            dispatch()
+            return True
+        except Exception:
+            co.stream_failed()
+            raise
+        co.handle(event)
+        dispatch()
+        return co.stream_over
+
     try:
         while not co.cancel_requested:
             if not tasks and next_event is None:  # nothing else to wait for: read the stream directly
-                try:
-                    event = await iterator.__anext__()
-                except StopAsyncIteration:
-                    co.end_of_stream()
-                    dispatch()
-                    break
-                except Exception:
-                    co.stream_failed()
-                    raise
-                co.handle(event)
-                dispatch()
-                if co.stream_over:
+                if await deliver(iterator.__anext__()):
                     break
                 continue
             if next_event is None:
@@ -259,18 +264,7 @@ async def arun(
             await settle(done - {next_event})
             if next_event in done:
                 finished, next_event = next_event, None
-                try:
-                    event = finished.result()
-                except StopAsyncIteration:
-                    co.end_of_stream()
-                    dispatch()
-                    break
-                except Exception:
-                    co.stream_failed()
-                    raise
-                co.handle(event)
-                dispatch()
-                if co.stream_over:
+                if await deliver(finished):
                     break
         if co.cancel_requested:
             if next_event is not None:
