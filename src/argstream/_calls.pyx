@@ -292,3 +292,16 @@ cdef class PipelineBase:
             out += self._feed(event)
         self.over = self._run.over
         return out
+
+    def take(self, tuple hit):
+        """The stream items of a dominant event the caller recognised itself (see the twin)."""
+        cdef object call
+        cdef list out
+        self.count += 1
+        call = self._calls.get(hit[0])
+        if type(call) is not ArgumentCall:
+            return self._argument(hit[0], hit[1])
+        out = (<ArgumentCall>call).push(hit[1])
+        if (<ArgumentCall>call).error is not None or (<ArgumentCall>call).validator is not None:
+            self._report(call, out)
+        return out

@@ -265,3 +265,15 @@ class PipelineBase:
             out += feed(event)
         self.over = self._run.over
         return out
+
+    def take(self, hit: tuple[Any, str]) -> list[Any]:
+        """The stream items of a dominant event the caller recognised itself, as ``(index, text)``
+        from the adapter's ``chunk`` (counted as one wire item)."""
+        self.count += 1
+        call = self._calls.get(hit[0])
+        if type(call) is not ArgumentCall:
+            return self._argument(hit[0], hit[1])  # type: ignore[no-any-return]
+        out = call.push(hit[1])
+        if call.error is not None or call.validator is not None:
+            self._report(call, out)
+        return out

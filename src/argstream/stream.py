@@ -69,6 +69,7 @@ from .jsonform import JsonForm
 from .providers._common import _Run
 from .providers.detect import detect_provider
 from .providers.wire import WireDecoder
+from .raw import RawReader
 
 __all__ = [
     "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
@@ -448,8 +449,9 @@ def iter_tool_stream(
     try:
         try:
             first = next(iterator)
-            if isinstance(first, _RAW):  # the HTTP body itself: decode SSE / NDJSON as it arrives
-                iterator = _decoded(first, iterator)
+            raw = isinstance(first, _RAW)  # the HTTP body itself: decode SSE / NDJSON as it arrives
+            if raw and not _fusable(provider):
+                iterator, raw = _decoded(first, iterator), False
                 first = next(iterator)
         except StopIteration:
             yield from state.feed(Finished(FinishReason.ERROR))
@@ -457,6 +459,9 @@ def iter_tool_stream(
         except Exception:
             yield from state.feed(Finished(FinishReason.ERROR))
             raise
+        if raw:
+            yield from _iter_raw(first, iterator, provider, state, provider_options)
+            return
         pipeline = pipeline_for(provider, first, state, provider_options)
         if pipeline is None:
             feed = state.feed
@@ -507,8 +512,9 @@ async def aiter_tool_stream(
     try:
         try:
             first = await iterator.__anext__() if is_async else next(iterator)
-            if isinstance(first, _RAW):  # the HTTP body itself: decode SSE / NDJSON as it arrives
-                iterator, is_async = _adecoded(first, iterator, is_async), True
+            raw = isinstance(first, _RAW)  # the HTTP body itself: decode SSE / NDJSON as it arrives
+            if raw and not _fusable(provider):
+                iterator, is_async, raw = _adecoded(first, iterator, is_async), True, False
                 first = await iterator.__anext__()
         except (StopIteration, StopAsyncIteration):
             for item in state.feed(Finished(FinishReason.ERROR)):
@@ -518,6 +524,10 @@ async def aiter_tool_stream(
             for item in state.feed(Finished(FinishReason.ERROR)):
                 yield item
             raise
+        if raw:
+            async for out_item in _aiter_raw(first, iterator, is_async, provider, state, provider_options):
+                yield out_item
+            return
         pipeline = pipeline_for(provider, first, state, provider_options)
         if pipeline is None:
             feed = state.feed
@@ -570,6 +580,96 @@ def _with_tools(builder_factory: Callable[[], EventBuilder], tools: Any, lenient
 
 
 _RAW = (str, bytes, bytearray, memoryview)
+_END = object()
+
+
+def _fusable(provider: Provider) -> bool:
+    """Raw input for this provider can go through a :class:`RawReader` (a providers module, named or detected)."""
+    if provider is None or isinstance(provider, str):
+        return True
+    return isinstance(provider, ModuleType) and hasattr(provider, "adapter")
+
+
+def _raw_reader(provider: Provider, state: ToolStreamState, options: Mapping[str, Any] | None) -> RawReader:
+    def make(first: Any) -> StreamPipeline:
+        pipeline = pipeline_for(provider, first, state, options)
+        if pipeline is None:
+            raise TypeError(f"{provider!r} has no adapter for raw input")
+        return pipeline
+
+    return RawReader(make)
+
+
+def _raw_failed(reader: RawReader, state: ToolStreamState) -> list[Any]:
+    """The items before the exception that ends a raw stream: the pipeline's ``Finished(ERROR)``,
+    or the state's when no event came (none when no provider reads the first one, as for wire items)."""
+    if reader.pipeline is not None:
+        return reader.pipeline.failed()  # type: ignore[no-any-return]
+    return [] if reader.undetected else state.feed(Finished(FinishReason.ERROR))
+
+
+def _iter_raw(first: Any, chunks: Iterator[Any], provider: Provider, state: ToolStreamState,
+              options: Mapping[str, Any] | None) -> Iterator[StreamItem]:
+    """:func:`iter_tool_stream` over raw SSE / NDJSON chunks, in one pass (:class:`RawReader`)."""
+    reader = _raw_reader(provider, state, options)
+    try:
+        chunk = first
+        while chunk is not _END:
+            out = reader.feed(chunk)
+            if out:
+                yield from out
+            if reader.error is not None:
+                raise reader.error
+            if reader.over:
+                return
+            chunk = next(chunks, _END)
+        out = reader.close()
+        if out:
+            yield from out
+        if reader.error is not None:
+            raise reader.error
+        if reader.over:
+            return
+        out = reader.pipeline.end() if reader.pipeline is not None else state.feed(Finished(FinishReason.ERROR))
+    except Exception:
+        yield from _raw_failed(reader, state)
+        raise
+    yield from out
+
+
+async def _aiter_raw(first: Any, chunks: Any, is_async: bool, provider: Provider, state: ToolStreamState,
+                     options: Mapping[str, Any] | None) -> AsyncIterator[StreamItem]:
+    """:func:`aiter_tool_stream` over raw SSE / NDJSON chunks, in one pass (:class:`RawReader`)."""
+    reader = _raw_reader(provider, state, options)
+    try:
+        chunk = first
+        while chunk is not _END:
+            for item in reader.feed(chunk):
+                yield item
+            if reader.error is not None:
+                raise reader.error
+            if reader.over:
+                return
+            if is_async:
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    chunk = _END
+            else:
+                chunk = next(chunks, _END)
+        for item in reader.close():
+            yield item
+        if reader.error is not None:
+            raise reader.error
+        if reader.over:
+            return
+        out = reader.pipeline.end() if reader.pipeline is not None else state.feed(Finished(FinishReason.ERROR))
+    except Exception:
+        for item in _raw_failed(reader, state):
+            yield item
+        raise
+    for item in out:
+        yield item
 
 
 def _decoded(first: Any, chunks: Iterator[Any]) -> Iterator[Any]:

@@ -231,7 +231,15 @@ class Slots:
 
 
 class Adapter:
-    """One stream's state: wire items (SDK objects or decoded dicts) in, events out."""
+    """One stream's state: wire items (SDK objects or decoded dicts) in, events out.
+
+    An adapter with a ``chunk(item, text=None)`` fast test names where its dominant event holds the
+    argument text (``TEXT_PATH``) and the top-level fields that test never reads (``FREE_FIELDS``),
+    so that raw input can read those events by template (``providers.templates``).
+    """
+
+    TEXT_PATH: tuple[str | int, ...] | None = None
+    FREE_FIELDS: tuple[str, ...] = ()
 
     def feed(self, item: Any) -> list[Event]:
         """Translate one wire item into events (possibly none)."""

@@ -96,6 +96,8 @@ class _Block:
 class AnthropicAdapter(Adapter):
     """Messages stream events in, argstream events out (see the module doc)."""
 
+    TEXT_PATH = ("delta", "partial_json")
+
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message
         self._blocks: dict[Any, _Block] = {}
@@ -130,10 +132,11 @@ class AnthropicAdapter(Adapter):
             return self._finish([], FinishReason.ERROR, {"error": plain(get(item, "error", {}))})
         return []  # ping, and the derived events of the SDK's MessageStream
 
-    def chunk(self, item: Any) -> tuple[int, str] | None:
+    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """The dominant event, read with the fewest lookups: ``(index, partial_json)`` of a non-empty
         ``input_json_delta`` for an open tool block (marked streamed), else ``None`` and nothing
-        changed (the item then goes to :meth:`feed`)."""
+        changed (the item then goes to :meth:`feed`). ``text``, when given, stands for the item's
+        ``partial_json`` (an event read by a template, see ``providers.templates``)."""
         d = item if type(item) is dict else getattr(item, "__dict__", None)
         if d is None or d.get("type") != "content_block_delta" or self._done:
             return None
@@ -144,7 +147,8 @@ class AnthropicAdapter(Adapter):
                 return None
         if delta.get("type") != "input_json_delta":
             return None
-        text = delta.get("partial_json")
+        if text is None:
+            text = delta.get("partial_json")
         index = d.get("index")
         block = self._blocks.get(index) if type(index) is int else None
         if block is None or block.kind != _TOOL or type(text) is not str or not text:

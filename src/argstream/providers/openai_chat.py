@@ -103,6 +103,9 @@ class _Choice:
 class OpenAIChatAdapter(Adapter):
     """Chat Completions chunks in, argstream events out (see the module doc)."""
 
+    TEXT_PATH = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
+    FREE_FIELDS = ("obfuscation",)
+
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message
         self._slots = Slots()
@@ -189,10 +192,11 @@ class OpenAIChatAdapter(Adapter):
             self._finished = True
         return out
 
-    def chunk(self, item: Any) -> tuple[int, str] | None:
+    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """The dominant chunk, read with the fewest lookups: ``(index, arguments)`` of a chunk whose only
         payload is one ``tool_calls`` entry continuing a known call (no new id or name), else ``None``
-        and nothing changed (the chunk then goes to :meth:`feed`)."""
+        and nothing changed (the chunk then goes to :meth:`feed`). ``text``, when given, stands for
+        the entry's ``arguments`` (a chunk read by a template, see ``providers.templates``)."""
         d = item if type(item) is dict else getattr(item, "__dict__", None)
         if d is None or self._finished:
             return None
@@ -231,7 +235,7 @@ class OpenAIChatAdapter(Adapter):
         if call is None or (call_id and call_id != call.id) or function is None or (
                 function.get("name") and not call.name):
             return None
-        arguments = function.get("arguments")
+        arguments = function.get("arguments") if text is None else text
         slot = self._slots.get(key)
         if type(arguments) is not str or not arguments or slot is None:
             return None

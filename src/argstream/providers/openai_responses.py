@@ -99,6 +99,9 @@ class _Item:
 class ResponsesAdapter(Adapter):
     """State for one Responses stream (see the module doc)."""
 
+    TEXT_PATH = ("delta",)
+    FREE_FIELDS = ("sequence_number", "obfuscation")
+
     def __init__(self) -> None:
         self._next_index = 0
         self._by_output: dict[int, _Item] = {}
@@ -138,15 +141,17 @@ class ResponsesAdapter(Adapter):
             return []
         return handler(self, item)
 
-    def chunk(self, item: Any, anonymous: bool = False) -> tuple[int, str] | None:
+    def chunk(self, item: Any, anonymous: bool = False, text: str | None = None) -> tuple[int, str] | None:
         """The dominant event, read with the fewest lookups: ``(index, delta)`` of a non-empty
         ``function_call_arguments.delta`` for a function call item known by its ``item_id`` (or, for
         an item without one, or ``anonymous``, by its ``output_index``), else ``None`` and nothing
-        changed (the item then goes to :meth:`feed`)."""
+        changed (the item then goes to :meth:`feed`). ``text``, when given, stands for the item's
+        ``delta`` (an event read by a template, see ``providers.templates``)."""
         d = item if type(item) is dict else getattr(item, "__dict__", None)
         if type(d) is not dict or d.get("type") != "response.function_call_arguments.delta":
             return None
-        text = d.get("delta")
+        if text is None:
+            text = d.get("delta")
         item_id = None if anonymous else d.get("item_id")
         if type(item_id) is str:
             call = self._by_id.get(item_id)

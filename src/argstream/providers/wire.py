@@ -72,8 +72,11 @@ class WireDecoder:
                 event longer than ``max_event``.
             TypeError: ``chunk`` is neither text nor bytes.
         """
-        text = self._text(chunk)
         out: list[Any] = []
+        self._feed_text(self._text(chunk), out)
+        return out
+
+    def _feed_text(self, text: str, out: list[Any]) -> list[Any]:
         if not text:
             return out
         pos = 1 if self._cr and text[0] == "\n" else 0
@@ -122,18 +125,21 @@ class WireDecoder:
             ProviderProtocolError: as :meth:`feed`, and when the input ends inside a UTF-8 character.
         """
         out: list[Any] = []
+        self._close_into(out)
+        return out
+
+    def _close_into(self, out: list[Any]) -> None:
         try:
             rest = self._utf8.decode(b"", final=True)
         except UnicodeDecodeError:
             raise ProviderProtocolError(f"line {self._line + 1}: the input ends inside a UTF-8 character") from None
         if rest:
-            out += self.feed(rest)
+            self._feed_text(rest, out)
         tail = "".join(self._tail)
         self._tail, self._tail_size = [], 0
         if tail:
             self._read(tail, out)
         self._dispatch(out)
-        return out
 
     def _text(self, chunk: Any) -> str:
         """``chunk`` as text: bytes go through the incremental UTF-8 decoder."""
@@ -150,8 +156,8 @@ class WireDecoder:
 
     def _feed_sse(self, text: str, out: list[Any]) -> list[Any]:
         """:meth:`feed` once the stream is known to be SSE and the chunk has LF line ends only: one
-        ``str.split``, and the two lines of nearly every event (``data: ...`` and the blank line
-        that ends it) handled here; any other line goes to :meth:`_read`."""
+        ``str.split``, and the lines of nearly every event (``event: ...``, ``data: ...`` and the
+        blank line that ends it) handled here; any other line goes to :meth:`_read`."""
         lines = text.split("\n")
         if self._tail:
             lines[0] = "".join(self._tail) + lines[0]
@@ -162,8 +168,14 @@ class WireDecoder:
             if not line:
                 self._line += 1
                 if data:
-                    self._dispatch(out)
-                    data = self._data
+                    if len(data) == 1 and self._shortcut(data[0], out):
+                        data.clear()
+                        self._size = 0
+                    else:
+                        self._dispatch(out)
+                        data = self._data
+            elif line.startswith("event:"):
+                self._line += 1  # the event's name: every provider repeats it inside its JSON
             elif line.startswith("data: "):
                 self._line += 1
                 if not data:
@@ -191,8 +203,8 @@ class WireDecoder:
                 return
             self._sse = line.lstrip().startswith(_SSE_FIELDS)
         if not self._sse:
-            if line.strip():
-                out.append(self._decode(line, self._line))
+            if line.strip() and not self._shortcut(line, out):
+                self._deliver(self._decode(line, self._line), line, out)
             return
         if not line:
             self._dispatch(out)
@@ -200,7 +212,7 @@ class WireDecoder:
         if line[0] == ":":
             return  # a comment (OpenRouter's keep-alives)
         if line[0] in "{[":
-            out.append(self._decode(line, self._line))  # a JSON body outside the event stream (an error)
+            self._deliver(self._decode(line, self._line), None, out)  # a JSON body outside the event stream (an error)
             return
         name, _, value = line.partition(":")
         if name != "data":
@@ -222,20 +234,35 @@ class WireDecoder:
         data = lines[0] if len(lines) == 1 else "\n".join(lines)
         if len(data) < 16 and data.strip() == _DONE:
             return
+        if len(lines) == 1 and self._shortcut(data, out):
+            return  # (read without decoding: a subclass's template)
         try:
-            out.append(json.loads(data))
-            return
+            value = json.loads(data)
         except ValueError as exc:
             error = exc
         except RecursionError as exc:
             raise ProviderProtocolError(f"the event at line {self._event_line} nests too deeply") from exc
+        else:
+            self._deliver(value, data, out)
+            return
         if len(lines) > 1:  # data lines each a value of their own: a writer that left out the blank lines
             try:
-                out.extend(json.loads(line) for line in lines if line.strip() and line.strip() != _DONE)
-                return
+                values = [json.loads(line) for line in lines if line.strip() and line.strip() != _DONE]
             except (ValueError, RecursionError):
                 pass
+            else:
+                for value in values:
+                    self._deliver(value, None, out)
+                return
         raise ProviderProtocolError(f"the event at line {self._event_line} is not JSON: {error}") from error
+
+    def _shortcut(self, data: str, out: list[Any]) -> bool:
+        """A subclass's way to read the one-line event ``data`` without decoding it (``True``: done)."""
+        return False
+
+    def _deliver(self, value: Any, data: str | None, out: list[Any]) -> None:
+        """One decoded event (``data``: its text, when it was one line): a wire item."""
+        out.append(value)
 
     @staticmethod
     def _decode(line: str, number: int) -> Any:

@@ -1,0 +1,182 @@
+"""Event templates: a raw stream's argument deltas read without decoding their JSON.
+
+A provider sends one event shape for every argument delta of a call, the same text each time but
+for the argument string (and, for some, a sequence number or a padding string that the adapter
+never reads). Once the adapter has taken such an event the ordinary way (``json.loads``, then its
+``chunk``), :func:`learn` turns the event's text into an :class:`EventTemplate`: that text with the
+argument string and those free fields cut out as holes. A later event whose text fits the template
+is the same JSON with other values in the holes, so the adapter decides on the learned item with
+the new argument text (``chunk(item, text=...)``) and the event is never decoded. Anything else
+(another key, another order, other spacing, a hole that is not a plain token) does not fit, and is
+decoded as before.
+
+Why a fit is exact: a hole is one JSON string or integer token, matched by a grammar that admits
+no unescaped quote and no control character, so it cannot end early or swallow structure; the text
+around the holes is compared character for character. :func:`learn` also checks, once, that the
+holes are where the adapter reads: the text with other values in the holes decodes to the learned
+item with those values at those places, and to nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from json.decoder import scanstring
+from typing import Any
+
+__all__ = ["EventTemplate", "learn"]
+
+#: the content of a JSON string (up to its closing quote): plain runs and valid escapes, nothing else
+_CONTENT = r'(?:[^"\\\x00-\x1f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*'
+_HOLES = {"text": f"({_CONTENT})", "str": r'[^"\\\x00-\x1f]*', "int": r"-?(?:0|[1-9][0-9]*)"}
+_SENTINEL_TEXT = "\\u0001"  # decodes to "\x01", never a delta's own text
+
+
+class EventTemplate:
+    """One learned event shape (see the module doc). ``item`` is the event it was learned from.
+
+    ``match(data)`` gives the argument text of an event that fits, else ``None``.
+    """
+
+    __slots__ = ("item", "head", "tail", "_rx")
+
+    def __init__(self, item: Any, head: str, tail: str, rx: re.Pattern[str] | None) -> None:
+        self.item = item
+        self.head = head  # the text before the first hole
+        self.tail = tail  # the text after the argument string's closing quote (no free hole there or before)
+        self._rx = rx  # the rest from the first hole on, when there are free holes
+
+    def match(self, data: str) -> str | None:
+        """The argument text of ``data`` when it fits this template, else ``None``."""
+        if not data.startswith(self.head):
+            return None
+        start = len(self.head)
+        rx = self._rx
+        if rx is None:
+            if not data.endswith(self.tail):
+                return None
+            try:  # strict: no control character, no invalid escape; it stops at the first unescaped quote
+                text, end = scanstring(data, start)
+            except ValueError:
+                return None
+            return text if end == len(data) - len(self.tail) + 1 and end > start else None
+        else:
+            m = rx.fullmatch(data, start)
+            if m is None:
+                return None
+            text = m.group(1)
+            start = m.start(1)
+        if "\\" in text:
+            text = scanstring(data, start)[0]
+        return text
+
+
+def learn(data: str, item: Any, text_path: Sequence[Any], free: Sequence[str] = ()) -> EventTemplate | None:
+    """The template of ``data``, an event's one-line JSON text that decodes to ``item``, whose
+    argument text is at ``text_path``; ``free`` names top-level fields the adapter never reads, cut
+    out as holes too. ``None`` when the event cannot be told apart safely (a key written twice or
+    escaped, a free field that is not a plain string or an integer)."""
+    text = _at(item, text_path)
+    if type(text) is not str or type(item) is not dict:
+        return None
+    holes = []  # (start, end, kind, sentinel, place): a token's span in data
+    found = _token(data, text_path[-1], "text")
+    if found is None:
+        return None
+    holes.append((*found, "text", _SENTINEL_TEXT, tuple(text_path)))
+    for name in free:
+        value = item.get(name)
+        kind = "int" if type(value) is int else "str" if type(value) is str else None
+        if kind is None:
+            continue
+        found = _token(data, name, kind)
+        if found is None:
+            return None
+        sentinel = ("8" if value == 7 else "7") if kind == "int" else ("~~" if value == "~" else "~")
+        holes.append((*found, kind, sentinel, (name,)))
+    holes.sort()
+    if any(a[1] > b[0] for a, b in zip(holes, holes[1:])):
+        return None
+    if not _holes_where_read(data, item, holes):
+        return None
+    head = data[:holes[0][0]]
+    if len(holes) == 1:
+        template = EventTemplate(item, head, data[holes[0][1]:], None)
+    else:
+        parts, pos = [], holes[0][0]
+        for start, end, kind, _, _ in holes:
+            parts.append(re.escape(data[pos:start]))
+            parts.append(_HOLES[kind])
+            pos = end
+        parts.append(re.escape(data[pos:]))
+        template = EventTemplate(item, head, "", re.compile("".join(parts), re.DOTALL))
+    return template if template.match(data) == text else None
+
+
+def _token(data: str, key: str, kind: str) -> tuple[int, int] | None:
+    """The span of the value of ``key`` in ``data`` (a string's content without its quotes), when
+    ``"key":`` occurs exactly once and its value is a token of that kind."""
+    marker = re.compile(re.escape(json.dumps(key)) + r"[ \t\r\n]*:[ \t\r\n]*")
+    matches = list(marker.finditer(data))
+    if len(matches) != 1:
+        return None
+    pos = matches[0].end()
+    if kind == "int":
+        m = re.compile(_HOLES["int"]).match(data, pos)
+        return (pos, m.end()) if m is not None else None
+    if data[pos:pos + 1] != '"':
+        return None
+    m = re.compile(_HOLES[kind]).match(data, pos + 1)
+    if m is None or data[m.end():m.end() + 1] != '"':
+        return None
+    return pos + 1, m.end()
+
+
+def _holes_where_read(data: str, item: Any, holes: list[tuple[Any, ...]]) -> bool:
+    """Other values in the holes decode to ``item`` with those values at the holes' places, and
+    putting the item's own values back gives ``item`` exactly."""
+    pieces, pos = [], 0
+    for start, end, _, sentinel, _ in holes:
+        pieces += (data[pos:start], sentinel)
+        pos = end
+    pieces.append(data[pos:])
+    try:
+        other = json.loads("".join(pieces))
+    except (ValueError, RecursionError):
+        return False
+    for _, _, kind, sentinel, place in holes:
+        expected = "\x01" if kind == "text" else int(sentinel) if kind == "int" else sentinel
+        got = _at(other, place)
+        if type(got) is not type(expected) or got != expected:
+            return False
+        _put(other, place, _at(item, place))
+    return _same(other, item)
+
+
+def _at(value: Any, path: Sequence[Any]) -> Any:
+    for step in path:
+        if type(value) is dict and type(step) is str:
+            value = value.get(step)
+        elif type(value) is list and type(step) is int and 0 <= step < len(value):
+            value = value[step]
+        else:
+            return None
+    return value
+
+
+def _put(value: Any, path: Sequence[Any], new: Any) -> None:
+    for step in path[:-1]:
+        value = value[step]
+    value[path[-1]] = new
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality with types compared (``1`` is not ``true``, ``1`` is not ``1.0``)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+    if type(a) is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b) or (a != a and b != b)

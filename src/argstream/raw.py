@@ -1,0 +1,121 @@
+"""Raw SSE / NDJSON text straight into a provider pipeline, in one pass (sans-IO).
+
+:class:`RawReader` is the :class:`~argstream.providers.wire.WireDecoder` of an HTTP body whose
+events go, in order, into the :class:`~argstream.stream.StreamPipeline` made from the first one;
+``feed(chunk)`` and ``close()`` return the stream items. A provider's dominant event (an argument
+delta) is read by an :class:`~argstream.providers.templates.EventTemplate` once one is learned
+from an earlier delta of the same shape: its JSON is never decoded, and the adapter decides on the
+learned event with the new argument text. Every other event is decoded and fed as a wire item.
+
+An exception raised on the way (text that is not the wire format, an event that breaks the
+provider's protocol) is kept in ``error``, sticky, and the items of the events before it are
+returned first: the caller passes them on, then raises it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .providers.templates import EventTemplate, learn
+from .providers.wire import WireDecoder
+
+__all__ = ["RawReader"]
+
+#: templates kept per stream (parallel calls of one response each have their own event text)
+_KEPT = 4
+
+
+class RawReader(WireDecoder):
+    """Raw stream text in, stream items out (see the module doc).
+
+    ``make(first_event)`` gives the pipeline (``argstream.stream.pipeline_for``); a ``ValueError``
+    it raises (no provider reads the event) is kept with ``undetected`` set.
+    """
+
+    __slots__ = ("pipeline", "error", "undetected", "_make", "_chunk", "_path", "_free", "_templates",
+                 "_learned", "_fits")
+
+    def __init__(self, make: Callable[[Any], Any], *, max_event: int = 1 << 24) -> None:
+        super().__init__(max_event=max_event)
+        self.pipeline: Any = None
+        self.error: BaseException | None = None
+        self.undetected = False
+        self._make = make
+        self._chunk: Any = None
+        self._path: Any = None
+        self._free: tuple[str, ...] = ()
+        self._templates: list[EventTemplate] = []
+        self._learned = 0
+        self._fits = 0
+
+    @property
+    def over(self) -> bool:
+        """Read no further input: an exception was kept, or the stream ended in error."""
+        return self.error is not None or (self.pipeline is not None and self.pipeline.over)
+
+    def feed(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
+        """The stream items of the events that ``chunk`` completes."""
+        out: list[Any] = []
+        if self.error is None:
+            try:
+                self._feed_text(self._text(chunk), out)
+            except Exception as exc:  # kept: the items before it are passed on first
+                self.error = exc
+        return out
+
+    def close(self) -> list[Any]:
+        """The input ended: the items of the last events (the pipeline's own end is the caller's)."""
+        out: list[Any] = []
+        if self.error is None:
+            try:
+                self._close_into(out)
+            except Exception as exc:
+                self.error = exc
+        return out
+
+    def _shortcut(self, data: str, out: list[Any]) -> bool:
+        pipeline = self.pipeline
+        if pipeline is None:
+            return False
+        if pipeline.over:
+            return True  # the stream is over: what follows is not read
+        for template in self._templates:
+            text = template.match(data)
+            if text is not None:
+                hit = self._chunk(template.item, text=text)
+                if hit is None:
+                    return False  # the adapter's state says otherwise: decode it, the generic way
+                self._fits += 1
+                out += pipeline.take(hit)
+                return True
+        return False
+
+    def _deliver(self, value: Any, data: str | None, out: list[Any]) -> None:
+        pipeline = self.pipeline
+        if pipeline is None:
+            pipeline = self._start(value)
+        elif pipeline.over:
+            return
+        chunk = self._chunk
+        hit = chunk(value) if chunk is not None else None
+        if hit is None:
+            out += pipeline.feed(value)
+            return
+        out += pipeline.take(hit)
+        if data is not None and self._path is not None and self._learned < _KEPT + self._fits // 16:
+            self._learned += 1
+            template = learn(data, value, self._path, self._free)
+            if template is not None:
+                self._templates = [template, *self._templates[:_KEPT - 1]]
+
+    def _start(self, first: Any) -> Any:
+        self.undetected = True
+        pipeline = self.pipeline = self._make(first)
+        self.undetected = False
+        adapter = pipeline._run.adapter
+        self._chunk = pipeline._chunk
+        if self._chunk is not None:
+            self._path = getattr(adapter, "TEXT_PATH", None)
+            self._free = tuple(getattr(adapter, "FREE_FIELDS", ()))
+        return pipeline
