@@ -17,13 +17,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from argstream import iter_tool_stream
+from argstream import _backend, iter_tool_stream
+from argstream.providers import templates
 from argstream.providers.templates import learn
 from argstream.providers.wire import iter_wire
+from argstream.raw import RawReader
 
 from _provider_runs import FOLDERS, expected_of
 from test_pipeline_fastpath import canon
 from test_raw_input import anthropic_sse, cut
+
+@pytest.fixture(autouse=True, params=["cython", "python"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test over the compiled template and SSE lane, and over the pure path."""
+    if request.param == "cython":
+        if _backend.raw_c is None:
+            pytest.skip("the compiled core is not in use")
+    else:
+        monkeypatch.setattr(templates, "_TEMPLATE", templates.EventTemplate)
+        monkeypatch.setattr(RawReader, "lane", None)
+    return str(request.param)
+
 
 ANTHROPIC = ("delta", "partial_json")
 CHAT = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
@@ -230,3 +244,17 @@ def test_the_async_twin_reads_raw_recordings_the_same() -> None:
     for folder, key, fmt in found[::5]:
         chunks = cut((folder / key).read_text(encoding="utf-8"), [97])
         assert asyncio.run(collect(chunks, fmt)) == items_of(chunks, fmt), key
+
+
+def test_the_compiled_lane_reads_the_deltas_of_a_live_stream(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    pure = RawReader._shortcut
+    monkeypatch.setattr(RawReader, "_shortcut", lambda self, data, out: calls.append(data) or pure(self, data, out))
+    whole = anthropic_sse()
+    deltas = whole.count("input_json_delta")
+    for chunks in ([event + "\n\n" for event in whole.split("\n\n") if event], [whole]):
+        calls.clear()
+        items, error = items_of(chunks, "anthropic")
+        assert error is None and items == items_of(iter_wire([whole]), "anthropic")[0]
+        # the first delta teaches the template; then the lane reads every other, or the pure path
+        assert sum("input_json_delta" in data for data in calls) == (1 if backend == "cython" else deltas)

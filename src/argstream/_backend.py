@@ -28,7 +28,7 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls")
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls", "_raw")
 
 
 def _pure_build(exc: ImportError) -> bool:
@@ -123,6 +123,9 @@ else:
     ArgumentCall = _calls_py.ArgumentCall
     ToolCallArgumentProgress = _calls_py.ToolCallArgumentProgress
     PipelineBase = _calls_py.PipelineBase
+#: raw SSE in C (``_raw``): the compiled event template and delta lane, or ``None`` (the pure path)
+raw_c: ModuleType | None = importlib.import_module(f"{__package__}._raw") if core is not None else None
+
 ArgumentCallPy = _calls_py.ArgumentCall
 ToolCallArgumentProgressPy = _calls_py.ToolCallArgumentProgress
 #: the progress item classes of both implementations

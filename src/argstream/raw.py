@@ -6,6 +6,8 @@ events go, in order, into the :class:`~argstream.stream.StreamPipeline` made fro
 delta) is read by an :class:`~argstream.providers.templates.EventTemplate` once one is learned
 from an earlier delta of the same shape: its JSON is never decoded, and the adapter decides on the
 learned event with the new argument text. Every other event is decoded and fed as a wire item.
+With the compiled core, runs of such events in SSE are read in C (``argstream._raw.SSELane``)
+from the start of a chunk or the end of the event before; the pure path reads them the same way.
 
 An exception raised on the way (text that is not the wire format, an event that breaks the
 provider's protocol) is kept in ``error``, sticky, and the items of the events before it are
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import _backend
 from .providers.templates import EventTemplate, learn
 from .providers.wire import WireDecoder
 
@@ -34,7 +37,10 @@ class RawReader(WireDecoder):
     """
 
     __slots__ = ("pipeline", "error", "undetected", "_make", "_chunk", "_path", "_free", "_templates",
-                 "_learned", "_fits")
+                 "_learned", "_fits", "_lane")
+
+    #: the compiled lane's class (``None``: the pure path reads every event)
+    lane: Any = _backend.raw_c.SSELane if _backend.raw_c is not None else None
 
     def __init__(self, make: Callable[[Any], Any], *, max_event: int = 1 << 24) -> None:
         super().__init__(max_event=max_event)
@@ -48,6 +54,7 @@ class RawReader(WireDecoder):
         self._templates: list[EventTemplate] = []
         self._learned = 0
         self._fits = 0
+        self._lane: Any = None
 
     @property
     def over(self) -> bool:
@@ -72,6 +79,24 @@ class RawReader(WireDecoder):
                 self._close_into(out)
             except Exception as exc:
                 self.error = exc
+        return out
+
+    def _feed_text(self, text: str, out: list[Any]) -> list[Any]:
+        if self.lane is None or self._cr or self._sse is False or "\r" in text:
+            return super()._feed_text(text, out)
+        pos, size = 0, len(text)
+        while pos < size and not self.over:
+            lane = self._lane
+            if lane is not None and self._sse and not (self._tail or self._data):
+                pos, lines = lane.feed(text, pos, out)
+                self._line += lines
+                if pos >= size:
+                    break
+            # the pure path reads through the end of the event the lane did not (or could not yet) read
+            end = text.find("\n\n", pos)
+            end = size if end < 0 else end + 2
+            super()._feed_text(text[pos:end], out)
+            pos = end
         return out
 
     def _shortcut(self, data: str, out: list[Any]) -> bool:
@@ -107,7 +132,7 @@ class RawReader(WireDecoder):
             self._learned += 1
             template = learn(data, value, self._path, self._free)
             if template is not None:
-                self._templates = [template, *self._templates[:_KEPT - 1]]
+                self._templates[:] = [template, *self._templates[:_KEPT - 1]]
 
     def _start(self, first: Any) -> Any:
         self.undetected = True
@@ -118,4 +143,6 @@ class RawReader(WireDecoder):
         if self._chunk is not None:
             self._path = getattr(adapter, "TEXT_PATH", None)
             self._free = tuple(getattr(adapter, "FREE_FIELDS", ()))
+            if self._path is not None and self.lane is not None:
+                self._lane = self.lane(self._templates, self._chunk, pipeline.take, self.max_event)
         return pipeline

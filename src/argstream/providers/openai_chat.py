@@ -207,12 +207,16 @@ class OpenAIChatAdapter(Adapter):
         response_id = d.get("id")
         if response_id and response_id != self._response_id:
             return None
-        choice = _dict(choices[0])
+        choice = choices[0]
+        if type(choice) is not dict:
+            choice = _dict(choice)
         if choice is None or choice.get("finish_reason") is not None:
             return None
         number = choice.get("index")
         state = self._choices.get(0 if number is None else number) if type(number) is int or number is None else None
-        delta = _dict(choice.get("delta"))
+        delta = choice.get("delta")
+        if type(delta) is not dict:
+            delta = _dict(delta)
         if state is None or type(delta) is not dict:
             return None
         entries = delta.get("tool_calls")
@@ -222,7 +226,9 @@ class OpenAIChatAdapter(Adapter):
             for name, value in delta.items():
                 if value and name in _PAYLOAD and name != "tool_calls":
                     return None
-        entry = _dict(entries[0])
+        entry = entries[0]
+        if type(entry) is not dict:
+            entry = _dict(entry)
         if entry is None:
             return None
         index = entry.get("index")
@@ -231,7 +237,9 @@ class OpenAIChatAdapter(Adapter):
             return None
         call = state.calls.get(key)
         call_id = entry.get("id")
-        function = _dict(entry.get("function"))
+        function = entry.get("function")
+        if type(function) is not dict:
+            function = _dict(function)
         if call is None or (call_id and call_id != call.id) or function is None or (
                 function.get("name") and not call.name):
             return None

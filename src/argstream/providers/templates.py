@@ -25,51 +25,54 @@ from collections.abc import Sequence
 from json.decoder import scanstring
 from typing import Any
 
+from .. import _backend
+
 __all__ = ["EventTemplate", "learn"]
 
 #: the content of a JSON string (up to its closing quote): plain runs and valid escapes, nothing else
-_CONTENT = r'(?:[^"\\\x00-\x1f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*'
-_HOLES = {"text": f"({_CONTENT})", "str": r'[^"\\\x00-\x1f]*', "int": r"-?(?:0|[1-9][0-9]*)"}
+_TEXT, _STR, _INT = 0, 1, 2
+#: a free string hole's content and closing quote; a free integer hole
+_FREE = {_STR: re.compile(r'[^"\\\x00-\x1f]*"'), _INT: re.compile(r"-?(?:0|[1-9][0-9]*)")}
 _SENTINEL_TEXT = "\\u0001"  # decodes to "\x01", never a delta's own text
 
 
 class EventTemplate:
     """One learned event shape (see the module doc). ``item`` is the event it was learned from.
 
-    ``match(data)`` gives the argument text of an event that fits, else ``None``.
+    ``match(data)`` gives the argument text of an event that fits, else ``None``. The shape is the
+    text before the first hole (``head``), then for each hole its kind and the text after it up to
+    the next hole (``rest``); a string hole's text starts after its opening quote and the text
+    after it starts after its closing quote.
     """
 
-    __slots__ = ("item", "head", "tail", "_rx")
+    __slots__ = ("item", "head", "rest")
 
-    def __init__(self, item: Any, head: str, tail: str, rx: re.Pattern[str] | None) -> None:
+    def __init__(self, item: Any, head: str, rest: tuple[tuple[int, str], ...]) -> None:
         self.item = item
-        self.head = head  # the text before the first hole
-        self.tail = tail  # the text after the argument string's closing quote (no free hole there or before)
-        self._rx = rx  # the rest from the first hole on, when there are free holes
+        self.head = head
+        self.rest = rest
 
     def match(self, data: str) -> str | None:
         """The argument text of ``data`` when it fits this template, else ``None``."""
         if not data.startswith(self.head):
             return None
-        start = len(self.head)
-        rx = self._rx
-        if rx is None:
-            if not data.endswith(self.tail):
+        pos = len(self.head)
+        text = None
+        for kind, after in self.rest:
+            if kind == _TEXT:
+                try:  # strict: no control character, no invalid escape; it stops at the first unescaped quote
+                    text, pos = scanstring(data, pos)
+                except ValueError:
+                    return None
+            else:
+                m = _FREE[kind].match(data, pos)
+                if m is None:
+                    return None
+                pos = m.end()
+            if not data.startswith(after, pos):
                 return None
-            try:  # strict: no control character, no invalid escape; it stops at the first unescaped quote
-                text, end = scanstring(data, start)
-            except ValueError:
-                return None
-            return text if end == len(data) - len(self.tail) + 1 and end > start else None
-        else:
-            m = rx.fullmatch(data, start)
-            if m is None:
-                return None
-            text = m.group(1)
-            start = m.start(1)
-        if "\\" in text:
-            text = scanstring(data, start)[0]
-        return text
+            pos += len(after)
+        return text if pos == len(data) else None
 
 
 def learn(data: str, item: Any, text_path: Sequence[Any], free: Sequence[str] = ()) -> EventTemplate | None:
@@ -80,41 +83,35 @@ def learn(data: str, item: Any, text_path: Sequence[Any], free: Sequence[str] = 
     text = _at(item, text_path)
     if type(text) is not str or type(item) is not dict:
         return None
-    holes = []  # (start, end, kind, sentinel, place): a token's span in data
-    found = _token(data, text_path[-1], "text")
+    holes = []  # (start, end, kind, sentinel, place): a token's span in data (a string's without quotes)
+    found = _token(data, text_path[-1], _TEXT)
     if found is None:
         return None
-    holes.append((*found, "text", _SENTINEL_TEXT, tuple(text_path)))
+    holes.append((*found, _TEXT, _SENTINEL_TEXT, tuple(text_path)))
     for name in free:
         value = item.get(name)
-        kind = "int" if type(value) is int else "str" if type(value) is str else None
+        kind = _INT if type(value) is int else _STR if type(value) is str else None
         if kind is None:
             continue
         found = _token(data, name, kind)
         if found is None:
             return None
-        sentinel = ("8" if value == 7 else "7") if kind == "int" else ("~~" if value == "~" else "~")
+        sentinel = ("8" if value == 7 else "7") if kind == _INT else ("~~" if value == "~" else "~")
         holes.append((*found, kind, sentinel, (name,)))
     holes.sort()
-    if any(a[1] > b[0] for a, b in zip(holes, holes[1:])):
+    if any(a[1] >= b[0] for a, b in zip(holes, holes[1:])):
         return None
     if not _holes_where_read(data, item, holes):
         return None
-    head = data[:holes[0][0]]
-    if len(holes) == 1:
-        template = EventTemplate(item, head, data[holes[0][1]:], None)
-    else:
-        parts, pos = [], holes[0][0]
-        for start, end, kind, _, _ in holes:
-            parts.append(re.escape(data[pos:start]))
-            parts.append(_HOLES[kind])
-            pos = end
-        parts.append(re.escape(data[pos:]))
-        template = EventTemplate(item, head, "", re.compile("".join(parts), re.DOTALL))
+    rest = []
+    for n, (_, end, kind, _, _) in enumerate(holes):
+        after = end if kind == _INT else end + 1  # past a string's closing quote
+        rest.append((kind, data[after:holes[n + 1][0] if n + 1 < len(holes) else len(data)]))
+    template = _TEMPLATE(item, data[:holes[0][0]], tuple(rest))
     return template if template.match(data) == text else None
 
 
-def _token(data: str, key: str, kind: str) -> tuple[int, int] | None:
+def _token(data: str, key: str, kind: int) -> tuple[int, int] | None:
     """The span of the value of ``key`` in ``data`` (a string's content without its quotes), when
     ``"key":`` occurs exactly once and its value is a token of that kind."""
     marker = re.compile(re.escape(json.dumps(key)) + r"[ \t\r\n]*:[ \t\r\n]*")
@@ -122,15 +119,19 @@ def _token(data: str, key: str, kind: str) -> tuple[int, int] | None:
     if len(matches) != 1:
         return None
     pos = matches[0].end()
-    if kind == "int":
-        m = re.compile(_HOLES["int"]).match(data, pos)
+    if kind == _INT:
+        m = _FREE[_INT].match(data, pos)
         return (pos, m.end()) if m is not None else None
     if data[pos:pos + 1] != '"':
         return None
-    m = re.compile(_HOLES[kind]).match(data, pos + 1)
-    if m is None or data[m.end():m.end() + 1] != '"':
+    if kind == _STR:
+        m = _FREE[_STR].match(data, pos + 1)
+        return (pos + 1, m.end() - 1) if m is not None else None
+    try:
+        end = scanstring(data, pos + 1)[1]
+    except ValueError:
         return None
-    return pos + 1, m.end()
+    return pos + 1, end - 1
 
 
 def _holes_where_read(data: str, item: Any, holes: list[tuple[Any, ...]]) -> bool:
@@ -146,7 +147,7 @@ def _holes_where_read(data: str, item: Any, holes: list[tuple[Any, ...]]) -> boo
     except (ValueError, RecursionError):
         return False
     for _, _, kind, sentinel, place in holes:
-        expected = "\x01" if kind == "text" else int(sentinel) if kind == "int" else sentinel
+        expected = "\x01" if kind == _TEXT else int(sentinel) if kind == _INT else sentinel
         got = _at(other, place)
         if type(got) is not type(expected) or got != expected:
             return False
@@ -180,3 +181,7 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is list:
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return bool(a == b) or (a != a and b != b)
+
+
+#: the compiled twin when the compiled core runs (``argstream._raw``), else this module's class
+_TEMPLATE: Any = _backend.raw_c.EventTemplate if _backend.raw_c is not None else EventTemplate

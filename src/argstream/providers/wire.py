@@ -172,7 +172,7 @@ class WireDecoder:
                         data.clear()
                         self._size = 0
                     else:
-                        self._dispatch(out)
+                        self._dispatch(out, tried=True)
                         data = self._data
             elif line.startswith("event:"):
                 self._line += 1  # the event's name: every provider repeats it inside its JSON
@@ -227,14 +227,14 @@ class WireDecoder:
                 f"the event at line {self._event_line} is longer than {self.max_event} characters")
         self._data.append(value)
 
-    def _dispatch(self, out: list[Any]) -> None:
+    def _dispatch(self, out: list[Any], tried: bool = False) -> None:
         lines, self._data, self._size = self._data, [], 0
         if not lines:
             return
         data = lines[0] if len(lines) == 1 else "\n".join(lines)
         if len(data) < 16 and data.strip() == _DONE:
             return
-        if len(lines) == 1 and self._shortcut(data, out):
+        if len(lines) == 1 and not tried and self._shortcut(data, out):
             return  # (read without decoding: a subclass's template)
         try:
             value = json.loads(data)
