@@ -272,7 +272,7 @@ class PipelineBase:
         self.count += 1
         call = self._calls.get(hit[0])
         if type(call) is not ArgumentCall:
-            return self._argument(hit[0], hit[1])  # type: ignore[no-any-return]
+            return self._argument(hit[0], hit[1])
         out = call.push(hit[1])
         if call.error is not None or call.validator is not None:
             self._report(call, out)

@@ -604,7 +604,7 @@ def _raw_failed(reader: RawReader, state: ToolStreamState) -> list[Any]:
     """The items before the exception that ends a raw stream: the pipeline's ``Finished(ERROR)``,
     or the state's when no event came (none when no provider reads the first one, as for wire items)."""
     if reader.pipeline is not None:
-        return reader.pipeline.failed()  # type: ignore[no-any-return]
+        return reader.pipeline.failed()
     return [] if reader.undetected else state.feed(Finished(FinishReason.ERROR))
 
 

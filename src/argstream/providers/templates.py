@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C scanner json.loads uses
 from typing import Any
 
 from .. import _backend
@@ -137,7 +137,8 @@ def _token(data: str, key: str, kind: int) -> tuple[int, int] | None:
 def _holes_where_read(data: str, item: Any, holes: list[tuple[Any, ...]]) -> bool:
     """Other values in the holes decode to ``item`` with those values at the holes' places, and
     putting the item's own values back gives ``item`` exactly."""
-    pieces, pos = [], 0
+    pieces: list[str] = []
+    pos = 0
     for start, end, _, sentinel, _ in holes:
         pieces += (data[pos:start], sentinel)
         pos = end
