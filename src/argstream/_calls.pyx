@@ -45,6 +45,7 @@ cdef class ToolCallArgumentProgress:
     cdef readonly object leaf
     cdef readonly object completed
     cdef readonly object index
+    cdef readonly tuple repairs
     cdef object _fragment
     cdef bint _twin
 
@@ -61,8 +62,13 @@ cdef class ToolCallArgumentProgress:
         self.leaf = leaf
         self.completed = completed
         self.index = index
+        self.repairs = ()
         self._fragment = fragment
         self._twin = False
+
+    def _note_repairs(self, tuple repairs):
+        """The pipeline's: the repairs this fragment is the first to come from (see the twin)."""
+        self.repairs = repairs
 
     @classmethod
     def _make(cls, tool_call_id, tool_name, path, leaf, completed, index, twin):
@@ -135,6 +141,7 @@ cdef inline ToolCallArgumentProgress new_progress(object call_id, object name, o
     p.leaf = leaf
     p.completed = completed
     p.index = index
+    p.repairs = ()
     p._twin = twin
     return p
 
@@ -160,6 +167,8 @@ cdef class ArgumentCall:
     cdef public bint violated
     cdef public bint flat
     cdef public bint twin
+    cdef public bint lenient
+    cdef Py_ssize_t _repaired
     cdef object _open_path
     cdef list _open_pieces
     cdef IncrementalArgParser _cparser
@@ -181,6 +190,8 @@ cdef class ArgumentCall:
         self.flat = getattr(parser, "flat", False) is True
         self.twin = type(parser).__module__.endswith("._parser_py")
         self.progress = progress
+        self.lenient = getattr(parser, "lenient", False) is True
+        self._repaired = 0
         self._open_path = None
         self._open_pieces = None
         self._cparser = parser if type(parser) is IncrementalArgParser and not parser.lenient else None
@@ -227,9 +238,18 @@ cdef class ArgumentCall:
                 out.append(new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin))
         else:
             self._push_slow(fragments, out)
+        if self.lenient:
+            self.note_repairs(out)
         if self.validator is not None:
             self.validator.extend(fragments, self.parser.spans if self.spans else None)
         return out
+
+    def note_repairs(self, list out):
+        """Put the parser's repairs not yet handed out on the first of ``out`` (see the twin)."""
+        repairs = self.parser.repairs
+        if out and len(repairs) > self._repaired and hasattr(out[0], "_note_repairs"):
+            out[0]._note_repairs(tuple(repairs[self._repaired:]))
+            self._repaired = len(repairs)
 
     cdef int _take(self, object exc) except -1:
         if isinstance(exc, ArgumentStreamError):

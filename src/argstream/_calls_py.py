@@ -39,12 +39,15 @@ class ToolCallArgumentProgress:
     work it out again: ``path`` and ``leaf`` (the fragment flattened: keys and indexes from the
     argument root, and ``Scalar`` / ``String`` / ``Empty`` / ``DONE``), ``completed`` (the
     ``Completed(path, value)`` that this fragment closed, or ``None``) and ``index`` (the
-    call's index in the response). Equality compares the call and the fragment only.
+    call's index in the response). With a lenient parser, ``repairs`` holds the repairs
+    (``argstream.errors.Repair``) of the input that this fragment is the first to come from
+    (``()`` otherwise). Equality compares the call and the fragment only.
     Immutable; built from ``(tool_call_id, tool_name, fragment)`` by hand, or from the flat form
     by the pipeline (then ``fragment`` is nested on first access).
     """
 
-    __slots__ = ("tool_call_id", "tool_name", "path", "leaf", "completed", "index", "_fragment", "_twin")
+    __slots__ = ("tool_call_id", "tool_name", "path", "leaf", "completed", "index", "repairs", "_fragment",
+                 "_twin")
     __match_args__: ClassVar[tuple[str, ...]] = ("tool_call_id", "tool_name", "fragment")
 
     tool_call_id: str
@@ -53,6 +56,7 @@ class ToolCallArgumentProgress:
     leaf: Any
     completed: Any
     index: int
+    repairs: tuple[Any, ...]
     _fragment: Any
     _twin: bool
 
@@ -69,6 +73,7 @@ class ToolCallArgumentProgress:
         setter(self, "leaf", leaf)
         setter(self, "completed", completed)
         setter(self, "index", index)
+        setter(self, "repairs", ())
         setter(self, "_fragment", fragment)
         setter(self, "_twin", False)
 
@@ -84,9 +89,14 @@ class ToolCallArgumentProgress:
         setter(self, "leaf", leaf)
         setter(self, "completed", completed)
         setter(self, "index", index)
+        setter(self, "repairs", ())
         setter(self, "_fragment", None)
         setter(self, "_twin", twin)
         return self
+
+    def _note_repairs(self, repairs: tuple[Any, ...]) -> None:
+        """The pipeline's: the repairs this fragment is the first to come from (set once, before it is handed out)."""
+        object.__setattr__(self, "repairs", repairs)
 
     @property
     def fragment(self) -> Any:
@@ -163,7 +173,7 @@ class ArgumentCall:
     """
 
     __slots__ = ("id", "name", "index", "parser", "aggregator", "validator", "spans", "error", "seen", "failed",
-                 "violated", "flat", "twin", "progress", "_open_path", "_open_pieces")
+                 "violated", "flat", "twin", "progress", "lenient", "_open_path", "_open_pieces", "_repaired")
 
     def __init__(self, parser: Any, aggregator: Any, progress: Any, index: int = 0) -> None:
         self.id = ""
@@ -180,8 +190,17 @@ class ArgumentCall:
         self.flat = getattr(parser, "flat", False) is True
         self.twin = type(parser).__module__.endswith("._parser_py")
         self.progress = progress
+        self.lenient = getattr(parser, "lenient", False) is True
         self._open_path: Any = None  # the path of the string still open, whose pieces list is below
         self._open_pieces: Any = None
+        self._repaired = 0  # the parser's repairs already put on a progress item
+
+    def note_repairs(self, out: list[Any]) -> None:
+        """Put the parser's repairs not yet handed out on the first of ``out`` (a lenient parser's items)."""
+        repairs = self.parser.repairs
+        if out and len(repairs) > self._repaired and hasattr(out[0], "_note_repairs"):
+            out[0]._note_repairs(tuple(repairs[self._repaired:]))
+            self._repaired = len(repairs)
 
     def push(self, text: str) -> list[Any]:
         """Parse one chunk of argument text; return a progress item per fragment."""
@@ -219,6 +238,8 @@ class ArgumentCall:
             for fragment in fragments:
                 path, leaf = flatten(fragment)
                 out.append(progress(call_id, name, fragment, path, leaf, push(fragment), index))
+        if self.lenient:
+            self.note_repairs(out)
         if self.validator is not None:
             self.validator.extend(fragments, self.parser.spans if self.spans else None)
         return out

@@ -29,6 +29,8 @@ from . import BACKEND, ArgumentStreamError, IncrementalArgParser, __version__
 from .fragments import SCALAR_TYPES, STRING_TYPES, Empty, flatten
 from .render.sanitize import INVISIBLE, visible_line
 
+from .textcalls import FORMATS as TEXT_FORMATS
+
 __all__ = ["main", "read_wire", "wire_objects"]
 
 PROVIDERS = ["anthropic", "openai_chat", "openai_responses", "gemini", "ollama"]
@@ -296,7 +298,8 @@ def _render_stream(items: Iterable[Any], provider: Any, args: argparse.Namespace
     renderer = _renderer(args)
     status, finished, failed = 0, None, []
     try:
-        for item in iter_tool_stream(items, provider, tools=tools):
+        for item in iter_tool_stream(items, provider, tools=tools, lenient=getattr(args, "lenient", False),
+                                     text_tool_calls=getattr(args, "text_tool_calls", None)):
             renderer(item)
             if isinstance(item, StreamFinished):
                 finished = item
@@ -337,8 +340,13 @@ def _verdict(call: Any, unanswered: Callable[[Any], bool]) -> tuple[str, str]:
         return f"✗ {name}: {why} ({call.dropped_chunks} argument chunks dropped)", "red"
     if call.complete:
         state = "approved" if call.approved else call.status.value
-        return f"✓ {name}: {state}, {len(call.arguments or {})} arguments (not executed)", "green"
+        return f"✓ {name}: {state}, {len(call.arguments or {})} arguments{_repaired(call.repairs)} (not executed)", "green"
     return f"… {name}: {call.status.value}, its arguments never completed", "dim"
+
+
+def _repaired(repairs: Sequence[Any]) -> str:
+    """What the lenient parser repaired, for a call's line (empty when nothing)."""
+    return f", repaired JSON ({', '.join(sorted({r.kind for r in repairs}))})" if repairs else ""
 
 
 def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namespace, tools: Any) -> tuple[int, Any]:
@@ -375,7 +383,8 @@ def _render_with_policy(events: Iterable[Any], close: Any, args: argparse.Namesp
     # The CLI runs no tool: an early answer decides the transcript, and the prompt says what still
     # streams, which is then drawn in full (a program that runs tools keeps the default, "shown").
     turn = TurnCoordinator(policies, prompt=prompt, edit=prompt.edit, render=render, on_decision=decided,
-                           tools=tools, early_answer="call")
+                           tools=tools, early_answer="call", lenient=getattr(args, "lenient", False),
+                           text_tool_calls=getattr(args, "text_tool_calls", None))
     drive = run_inline if args.answer else run_threaded  # a scripted answer needs no second thread
     try:
         result = drive(turn, events, close=close)
@@ -641,6 +650,10 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
                         help="force colour on or off (default: rich decides: terminal, NO_COLOR, FORCE_COLOR)")
     render.add_argument("--no-reasoning", dest="reasoning", action="store_false", help="hide the model's reasoning")
+    render.add_argument("--lenient", action="store_true",
+                        help="repair almost-right argument JSON (each call's repairs are shown; docs/lenient.md)")
+    render.add_argument("--text-tool-calls", metavar="FORMAT", choices=(*TEXT_FORMATS, "auto"),
+                        help=f"read tool calls the model wrote in its text: {', '.join(TEXT_FORMATS)} or auto")
     policy = _ArgumentParser(add_help=False)
     policy.add_argument("--policy", metavar="TOML", help="decide tool calls by this policy file while they stream")
     policy.add_argument("--tools", metavar="JSON",

@@ -151,7 +151,7 @@ def _mapping(value: Any) -> dict[str, Any]:
 def _build() -> tuple[dict[type, Callable[[Any], Any]], dict[type, Callable[[Any, Any], Any]], dict[str, type]]:
     from . import _backend, _fragments_py, events, stream
     from .aggregate import Completed
-    from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
+    from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError, Repair
     from .fragments import nest
     from .schema.violation import Violation
 
@@ -390,6 +390,7 @@ def _build() -> tuple[dict[type, Callable[[Any], Any]], dict[type, Callable[[Any
             "type": "ToolCallArgumentProgress", "tool_call_id": obj.tool_call_id, "tool_name": obj.tool_name,
             "index": obj.index, "path": list(obj.path), "leaf": enc_fragment(obj.leaf),
             "completed": None if completed is None else {"path": list(completed.path), "value": completed.value},
+            **({"repairs": [{"kind": r.kind, "pos": r.pos} for r in obj.repairs]} if obj.repairs else {}),
         }
 
     def dec_progress(cls: Any, data: Any) -> Any:
@@ -400,8 +401,12 @@ def _build() -> tuple[dict[type, Callable[[Any], Any]], dict[type, Callable[[Any
             raise TypeError("a progress leaf is a Scalar, String, Empty or Done")
         done = data.get("completed")
         completed = None if done is None else Completed(_path(_mapping(done)["path"]), done["value"])
-        return _make_progress(cls, _str(data["tool_call_id"]), _str(data["tool_name"]), nest, path, leaf, completed,
+        item = _make_progress(cls, _str(data["tool_call_id"]), _str(data["tool_name"]), nest, path, leaf, completed,
                               _int(data["index"]))
+        repairs = tuple(Repair(_str(_mapping(r)["kind"]), _int(r["pos"])) for r in data.get("repairs", ()))
+        if repairs:
+            item._note_repairs(repairs)
+        return item
 
     for progress_type in _backend.PROGRESS_TYPES:
         enc[progress_type] = enc_progress
@@ -421,13 +426,15 @@ def _build() -> tuple[dict[type, Callable[[Any], Any]], dict[type, Callable[[Any
     def enc_finished(obj: Any) -> dict[str, Any]:
         return {"type": "ToolCallFinished", "id": obj.id, "name": obj.name, "arguments": obj.arguments,
                 "error": enc_opt_error(obj.error), "index": obj.index, "event": enc_opt_event(obj.event),
-                "violations": [enc_any_violation(v) for v in obj.violations]}
+                "violations": [enc_any_violation(v) for v in obj.violations],
+                "repairs": [{"kind": r.kind, "pos": r.pos} for r in obj.repairs]}
 
     def dec_finished(cls: Any, data: Any) -> Any:
         data = _tag(data, cls)
         return cls(_str(data["id"]), _str(data["name"]), _mapping(data["arguments"]), dec_opt_error(data.get("error")),
                    _int(data["index"]), dec_opt_event(data.get("event")),
-                   tuple(dec_any_violation(v) for v in data.get("violations", ())))
+                   tuple(dec_any_violation(v) for v in data.get("violations", ())),
+                   tuple(Repair(_str(_mapping(r)["kind"]), _int(r["pos"])) for r in data.get("repairs", ())))
 
     enc[stream.ToolCallFinished] = enc_finished
     dec[stream.ToolCallFinished] = dec_finished

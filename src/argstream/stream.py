@@ -48,7 +48,7 @@ from typing import Any, Union
 
 from ._backend import PipelineBase
 from .builder import EventBuilder
-from .errors import ArgumentStreamError
+from .errors import ArgumentStreamError, Repair
 from .events import (
     ArgumentChunk,
     ChatMessage,
@@ -126,6 +126,7 @@ class ToolCallFinished(JsonForm):
     index: int = 0
     event: ConversationEvent | None = field(default=None, repr=False, compare=False)
     violations: tuple[Any, ...] = ()
+    repairs: tuple[Repair, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -282,8 +283,9 @@ class ToolStreamState:
                     items.append(ToolCallViolation(kind.id, kind.name, kind.violations[0], index))
                 if kind.error is not None and not closing.failed:
                     items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
+                repairs = closing.parser.repairs if closing is not None and closing.lenient else ()
                 items.append(ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, index, flushed,
-                                              kind.violations))
+                                              kind.violations, tuple(repairs)))
                 return items
             return []
         if type(event) is Finished:

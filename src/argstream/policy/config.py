@@ -33,6 +33,7 @@ _TOP_KEYS = ("tools",)
 _TOOL_KEYS = ("policy",)
 _RULE_KEYS = ("mode", "arg", "match", *MATCHER_KEYWORDS, "pattern_timeout")
 _FIELDS: dict[str, type[RunMode] | type[ResultMode]] = {"run": RunMode, "result": ResultMode}
+_POLICY_KEYS = (*_FIELDS, "repaired")
 _DEFAULT_MODE: dict[str, Mode] = {"run": RunMode.ASK, "result": ResultMode.UNATTENDED}
 
 Source = Union[str, bytes, "os.PathLike[str]", Mapping[str, Any]]
@@ -40,11 +41,17 @@ Source = Union[str, bytes, "os.PathLike[str]", Mapping[str, Any]]
 
 @dataclass(frozen=True)
 class ToolPolicy:
-    """What happens to one tool's calls (``run``) and to their results (``result``)."""
+    """What happens to one tool's calls (``run``) and to their results (``result``).
+
+    ``repaired`` is the least strict mode a call whose arguments the lenient parser repaired can
+    get (``lenient=True``; strict calls have no repairs): the rules' mode when it is as strict or
+    stricter, else this one. The default ``ask`` never runs a repaired call unasked.
+    """
 
     name: str
     run: RunPolicy = field(default_factory=lambda: RunPolicy.always(RunMode.ASK))
     result: RunPolicy = field(default_factory=lambda: RunPolicy.always(ResultMode.UNATTENDED))
+    repaired: RunMode = RunMode.ASK
 
 
 @dataclass(frozen=True)
@@ -350,6 +357,7 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
         raise PolicyError([PolicyProblem(None, "'tools' must be a table")])
 
     configured: dict[str, dict[str, list[_RawRule] | None]] = {}
+    repaired: dict[str, RunMode] = {}
     for tool, entry in table.items():
         if not isinstance(entry, Mapping):
             loader.problem(tool, f"a tool's configuration must be a table like {_table('tools', tool, 'policy')}",
@@ -371,9 +379,16 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
             continue
         fields: dict[str, list[_RawRule] | None] = {}
         for key, value in policy.items():
+            if key == "repaired":
+                if isinstance(value, str) and value in {m.value for m in RunMode}:
+                    repaired[tool] = RunMode(value)
+                else:
+                    loader.problem(tool, f"repaired must be one of {', '.join(repr(m.value) for m in RunMode)}, "
+                                         f"not {value!r}", None, "policy")
+                continue
             if key not in _FIELDS:
                 loader.problem(tool, f"unknown policy key {key!r} in {_table('tools', tool, 'policy')}"
-                                     f"{_nearest(key, _FIELDS)}", None, "policy")
+                                     f"{_nearest(key, _POLICY_KEYS)}", None, "policy")
                 continue
             fields[key] = loader.parse_field(tool, key, value)
         configured[tool] = fields
@@ -406,7 +421,8 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
             else:
                 policies[name] = RunPolicy.always(_DEFAULT_MODE[name])
         if policies["run"] is not None and policies["result"] is not None:
-            out[tool] = ToolPolicy(tool, policies["run"], policies["result"])
+            out[tool] = ToolPolicy(tool, policies["run"], policies["result"],
+                                   repaired.get(tool, repaired.get(DEFAULTS, RunMode.ASK)))
 
     if decls:
         for name in _FIELDS:
@@ -428,5 +444,6 @@ def load_policies(path_or_text: Source, tools: Any = None) -> dict[str, ToolPoli
         field_order = {"policy": 0, "run": 1, "result": 2}
         loader.problems.sort(key=lambda p: (order.get(p.tool, -1), field_order.get(p.field, 3), p.rule or 0))
         raise PolicyError(loader.problems)
-    out[DEFAULTS] = ToolPolicy(DEFAULTS, star["run"], star["result"])  # type: ignore[arg-type]
+    out[DEFAULTS] = ToolPolicy(DEFAULTS, star["run"], star["result"],  # type: ignore[arg-type]
+                               repaired.get(DEFAULTS, RunMode.ASK))
     return out

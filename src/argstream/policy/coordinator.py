@@ -72,6 +72,10 @@ class CallStatus(enum.Enum):
     FAILED = "failed"  # invalid or cut-off arguments: never runs
 
 
+#: run modes from the least strict to the most
+_STRICTNESS = (RunMode.UNATTENDED, RunMode.ASK, RunMode.EDIT, RunMode.SKIP)
+
+
 @dataclass(eq=False)
 class ToolCallState:
     """One tool call of the response: identity, decision, and what became of it."""
@@ -94,6 +98,7 @@ class ToolCallState:
     executed: bool = False
     result: Any = None
     violations: list[Any] = field(default_factory=list)  # schema violations proven (with tools=)
+    repairs: tuple[Any, ...] = ()  # what the lenient parser repaired in the arguments (``lenient=True``)
     reprompt: bool = False  # the current prompt asks again: the complete arguments differ from those shown
     prompts: int = 0  # prompts shown so far
     early_prompt: bool = False  # the current prompt was made before the arguments were complete
@@ -625,6 +630,9 @@ class TurnCoordinator:
         policy = self.policy_for(call.name)
         call.result_mode = ResultMode(evaluate(policy.result, arguments, complete=True))
         final = RunMode(evaluate(policy.run, arguments, complete=True))
+        if finished.repairs:  # repaired arguments get at most the policy's ``repaired`` mode
+            call.repairs = finished.repairs
+            final = max(final, policy.repaired, key=_STRICTNESS.index)
         if call.policy is not None:
             call.policy.finish(arguments)
         if call.mode is None:

@@ -99,6 +99,10 @@ class Prompt:
         shown = format_prompt(call.name, shown_arguments, [streaming] if streaming else [], self.renderer.style,
                               more=more)
         changed = " (asked again: the final arguments differ from what was shown)" if getattr(call, "reprompt", False) else ""
+        repairs = getattr(call, "repairs", ())
+        if repairs:  # the lenient parser had to guess: say what it repaired (kinds are its own names)
+            kinds = sorted({r.kind for r in repairs})
+            changed += f" (repaired JSON: {', '.join(kinds)})"
         return f"? {shown}{changed}  Allow? {'[y/n/e]' if self.edit is not None else '[y/n]'} "
 
     def __call__(self, call: Any) -> bool | str:

@@ -384,7 +384,9 @@ class TerminalRenderer:
         if not self.outcomes:
             self._line_start()
         elif item.error is None and not item.violations:
-            self._line((f"✓ {visible_line(item.name)}", "green"))
+            repaired = sorted({r.kind for r in getattr(item, "repairs", ())})
+            note = f" (repaired JSON: {', '.join(repaired)})" if repaired else ""
+            self._line((f"✓ {visible_line(item.name)}{note}", "green"))
         elif item.id not in self._failed:
             reason = f"invalid arguments ({item.error})" if item.error is not None else _broken(item.violations[0])
             self._failed_call(item.id, item.name, reason)
