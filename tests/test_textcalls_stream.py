@@ -78,3 +78,27 @@ def test_lenient_repairs_arguments_in_the_stream(fmt: str) -> None:
     (lenient,) = [i for i in iter_tool_stream(items, lenient=True) if isinstance(i, ToolCallFinished)]
     assert lenient.ok and lenient.arguments == {"path": "src/a.py", "recursive": True}
     assert json.dumps(lenient.arguments)
+
+
+def test_event_builder_reads_calls_written_in_text() -> None:
+    """``EventBuilder(text_tool_calls=...)``: the same calls, for a user who drives the builder with events."""
+    from argstream import EventBuilder
+    from argstream.events import Finished, FinishReason, Flush, Message, Part, ToolCallArgumentProgress, ToolCallRequest
+
+    tools = {"fs_read": {"type": "object", "properties": {"path": {"type": "string"}}}}
+    builder = EventBuilder(text_tool_calls="hermes", tools=tools)
+    text = ('Reading it. <tool_call>{"name": "fs_read", "arguments": {"path": "src/a"}}</tool_call>'
+            '<tool_call>{"name": "rm", "arguments": {"path": "/"}}</tool_call>')
+    out: list = []
+    for i in range(0, len(text), 7):
+        got = builder.handle(Part(0, Message(text[i:i + 7])))
+        out += got if isinstance(got, list) else [got]
+    out += [builder.handle(Flush(0))]
+    out += builder.handle(Finished(FinishReason.COMPLETED)) or []
+    progress = [o for o in out if isinstance(o, ToolCallArgumentProgress)]
+    requests = [o.kind for o in out if getattr(o, "kind", None) is not None and isinstance(o.kind, ToolCallRequest)]
+    assert {p.tool_name for p in progress} >= {"fs_read"}
+    assert [(r.name, r.arguments, r.error is None) for r in requests] == [
+        ("fs_read", {"path": "src/a"}, True), ("rm", {}, False)]  # rm is no tool given: refused, never runs
+    chat = [o.kind.text for o in out if type(getattr(o, "kind", None)).__name__ == "ChatMessage"]
+    assert chat == ["Reading it. "]

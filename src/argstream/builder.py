@@ -184,10 +184,15 @@ class EventBuilder:
     ``ToolCallRequest`` carries them all.
     """
 
-    __slots__ = ("_buffers", "_calls", "_parser_factory", "_schemas")
+    __slots__ = ("_buffers", "_calls", "_parser_factory", "_schemas", "_text")
 
     def __init__(self, *, parser_factory: Callable[[], Any] | None = None, tools: Any = None,
-                 lenient: bool = False) -> None:
+                 lenient: bool = False, text_tool_calls: str | None = None) -> None:
+        self._text: Any = None
+        if text_tool_calls is not None:
+            from .textcalls import TextToolCallEvents
+
+            self._text = TextToolCallEvents(text_tool_calls, tools)
         self._buffers: dict[int, _Buffer] = {}
         self._calls: dict[int, Any] = {}  # the tool calls among the buffers: index -> ArgumentCall
         self._schemas = _compile_tools(tools) if tools is not None else None
@@ -219,11 +224,15 @@ class EventBuilder:
                 buffer.metadata.update(metadata)
             inner = part.part
             if type(inner) is ArgumentChunk:
-                return buffer.call.push(inner.text)
-            if type(inner) is ToolCallStart:
+                progress = buffer.call.push(inner.text)
+            elif type(inner) is ToolCallStart:
                 self._start(buffer, inner.id, inner.name)
-                return []
-            raise TypeError(f"not a tool call part: {inner!r}")
+                progress = []
+            else:
+                raise TypeError(f"not a tool call part: {inner!r}")
+            if metadata and buffer.call.error is None:
+                _refuse_unrunnable(buffer.call, metadata)  # a call written in text that must never run
+            return progress
         if cls is Message or cls is Reasoning:
             if buffer is None:
                 buffer = self._buffers[index] = _Text(cls)
@@ -305,7 +314,25 @@ class EventBuilder:
         self, event: Event
     ) -> list[ToolCallArgumentProgress] | ConversationEvent | list[ConversationEvent] | None:
         """Dispatch one event: a ``Part`` returns progress, a ``Flush`` its event (or ``None``),
-        a ``Finished`` the unflushed leftovers (see :meth:`handle_finished`)."""
+        a ``Finished`` the unflushed leftovers (see :meth:`handle_finished`). With
+        ``text_tool_calls``, an event that the calls written in its text turn into several returns
+        the list of what each gives, in order (progress items and ``ConversationEvent``s)."""
+        if self._text is not None:
+            events = self._text.feed(event)
+            if len(events) != 1 or events[0] is not event:
+                out: list[Any] = []
+                for one in events:
+                    got = self._handle(one)
+                    if type(got) is list:
+                        out += got
+                    elif got is not None:
+                        out.append(got)
+                return out
+        return self._handle(event)
+
+    def _handle(
+        self, event: Event
+    ) -> list[ToolCallArgumentProgress] | ConversationEvent | list[ConversationEvent] | None:
         if type(event) is Part:
             return self.handle_part(event.index, event.part, event.metadata)
         if type(event) is Flush:
@@ -357,3 +384,16 @@ def _event(buffer: _Buffer) -> ConversationEvent:
 def _mismatch(index: int, buffer: _Buffer, part: Any) -> TypeError:
     held = buffer.cls.__name__ if type(buffer) is _Text else ("ToolCall" if buffer.tool else "Structured")
     return TypeError(f"index {index} holds {held} parts; got {part!r}")
+
+
+def _refuse_unrunnable(call: Any, metadata: Mapping[str, Any]) -> None:
+    """A call written in text that names no tool of ``tools=``, or whose markup broke: it fails, so it never runs."""
+    from .textcalls import METADATA_KEY
+
+    found = metadata.get(METADATA_KEY)
+    if type(found) is not dict:
+        return
+    if found.get("known") is False:
+        call.error = ArgumentStreamError(f"{call.name!r} (a call written in text) is not one of the tools given", 0)
+    elif found.get("error"):
+        call.error = ArgumentStreamError(f"a call written in text is malformed: {found['error']}", 0)

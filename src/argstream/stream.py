@@ -256,8 +256,6 @@ class ToolStreamState:
                     out += progress
                 else:
                     out = progress
-                if event.metadata and call.error is None:
-                    _refuse_unrunnable(call, event.metadata)
                 if call.error is not None or call.validator is not None:
                     _report(call, out)
                 return out
@@ -301,19 +299,6 @@ class ToolStreamState:
             self._events = []
             return items
         raise TypeError(f"not an event: {event!r}")
-
-
-def _refuse_unrunnable(call: Any, metadata: Mapping[str, Any]) -> None:
-    """A call written in text that names no tool of ``tools=``, or whose markup broke: it fails, so it never runs."""
-    from .textcalls import METADATA_KEY
-
-    found = metadata.get(METADATA_KEY)
-    if type(found) is not dict:
-        return
-    if found.get("known") is False:
-        call.error = ArgumentStreamError(f"{call.name!r} (a call written in text) is not one of the tools given", 0)
-    elif found.get("error"):
-        call.error = ArgumentStreamError(f"a call written in text is malformed: {found['error']}", 0)
 
 
 def _report(call: Any, out: list[Any]) -> None:
