@@ -70,3 +70,39 @@ def test_spans_reach_the_slow_path(name: str) -> None:
     spans = [(0, 1)]
     assert r.extend([(SKIP, STRINGS[0]("x"))], spans=spans) == ["slow"]  # _skip is None: nothing skipped
     assert r.seen[1] is spans
+
+
+def pieces() -> st.SearchStrategy:
+    string = st.tuples(st.sampled_from(STRINGS), st.text(max_size=5)).map(lambda p: p[0](p[1]))
+    return st.lists(st.one_of(string.map(lambda s: (SKIP, s)), st.just((SKIP, _fragments_py.DONE))), max_size=6)
+
+
+@given(batch=pieces(), budget=st.integers(-1, 12), taken=st.integers(0, 6), keep=st.booleans())
+def test_counted_pieces_are_counted_kept_and_bounded_alike(batch, budget: int, taken: int, keep: bool) -> None:
+    """With a budget (``maxLength``) and a list to keep the text in (``pattern``), both bases skip a
+    batch only when every piece fits, and then count and keep each; otherwise nothing is touched."""
+    results = []
+    for name in sorted(BASES):
+        r = recorder(BASES[name])
+        r._skip, r._budget, r._taken, r._keep = SKIP, budget, taken, [] if keep else None
+        got = r.extend(list(batch))
+        results.append((got, r._taken, r._keep, r.seen is None))
+        texts = [leaf.text for _, leaf in batch if type(leaf) in STRINGS]
+        fits = all(type(leaf) in STRINGS for _, leaf in batch) and (
+            budget < 0 or taken + sum(map(len, texts)) <= budget)
+        assert (got == ()) is fits
+        assert r._taken == (taken + sum(map(len, texts)) if fits else taken)
+        assert r._keep == ((texts if fits else []) if keep else None)
+    assert all(result == results[0] for result in results)
+
+
+@given(text=st.text(max_size=12), budget=st.integers(-1, 12), taken=st.integers(0, 6))
+def test_one_piece_at_a_time_alike(text: str, budget: int, taken: int) -> None:
+    for name in sorted(BASES):
+        r = recorder(BASES[name])
+        r._skip, r._budget, r._taken, r._keep = SKIP, budget, taken, []
+        fits = budget < 0 or taken + len(text) <= budget
+        assert r._skips(SKIP, STRINGS[-1](text)) is fits
+        assert r._skips(EQUAL_NOT_SAME, STRINGS[-1](text)) is False
+        assert r._skips(SKIP, _fragments_py.Scalar(1)) is False
+        assert (r._taken, r._keep) == ((taken + len(text), [text]) if fits else (taken, []))

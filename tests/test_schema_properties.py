@@ -234,3 +234,43 @@ def test_both_backends_report_the_same_violations(data):
         per_chunk.append(list(validator.extend(parser.finish())))
         reports.append(per_chunk)
     assert reports[0] == reports[1]
+
+
+@settings(max_examples=200)
+@given(text=st.text(max_size=40), cuts=st.lists(st.integers(1, 8), max_size=12),
+       max_length=st.one_of(st.none(), st.integers(0, 30)), min_length=st.one_of(st.none(), st.integers(0, 30)),
+       pattern=st.sampled_from([None, "^[a-z]*$", "b", "^[^x]*$"]), backend=st.sampled_from(["cython", "python"]))
+def test_counted_strings_give_the_violations_of_the_piece_by_piece_path(text, cuts, max_length, min_length, pattern,
+                                                                         backend) -> None:
+    """A string checked only by its length and its whole text is counted below the Python call: the
+    violations (keyword, path, offset) are those of feeding each piece through the string's state."""
+    from argstream import _backend
+    from argstream.schema import Schema, SchemaValidator
+
+    parser_class = _backend.IncrementalArgParserC if backend == "cython" else _backend.IncrementalArgParserPy
+    if parser_class is None:
+        return
+    prop: dict = {"type": "string"}
+    for key, value in (("maxLength", max_length), ("minLength", min_length), ("pattern", pattern)):
+        if value is not None:
+            prop[key] = value
+    schema = Schema({"type": "object", "properties": {"content": prop, "n": {"type": "integer"}}})
+
+    class PieceByPiece(SchemaValidator):
+        __slots__ = ()
+
+        def _skip_after(self, path):  # never skip: every piece reaches the string's state
+            self._skip = None
+
+    doc = json.dumps({"content": text, "n": 1})
+    got = []
+    for validator in (SchemaValidator(schema), PieceByPiece(schema)):
+        parser = parser_class(flat=True, spans=True)
+        i, k = 0, 0
+        while i < len(doc):
+            n = cuts[k % len(cuts)] if cuts else len(doc)
+            validator.extend(parser.push(doc[i:i + n]), parser.spans)
+            i, k = i + n, k + 1
+        validator.extend(parser.finish(), parser.spans)
+        got.append([(v.path, v.keyword, v.offset) for v in validator.violations])
+    assert got[0] == got[1]

@@ -5,6 +5,12 @@ A validator (``argstream.schema``) looks at most string pieces of a long value n
 knows that nothing checks more of the value at ``path``, every further piece there can be dropped.
 The parser hands out one tuple object as the path of every piece of a value, so the test is an
 identity check per fragment, done here in C; ``_piece_skip_py`` is the twin.
+
+A string whose only checks are its length (``maxLength``, ``minLength``) and its whole text at
+the end (``pattern``, ``format``) is skipped the same way: the pieces' lengths are counted in
+``_taken`` (the consumer adds them to its own count when it looks again), each piece is kept in
+``_keep`` when that is a list, and a piece that would take the count past ``_budget`` (``-1``: no
+limit) goes to the consumer, which reports it.
 """
 
 cimport cython
@@ -25,18 +31,26 @@ cdef class PieceSkipper:
     ``extend(fragments, spans=None)`` returns ``()`` at once when ``_skip`` is not ``None``,
     ``fragments`` is a list, and each of its fragments is a flat ``(path, String)`` pair whose
     ``path`` is ``_skip`` itself; otherwise it returns ``self._extend(fragments, spans)``.
+    ``_budget``, ``_taken`` and ``_keep`` count and keep the skipped pieces (see the module doc).
     """
     cdef public object _skip
+    cdef public Py_ssize_t _budget
+    cdef public Py_ssize_t _taken
+    cdef public object _keep
 
     def __cinit__(self):
         self._skip = None
+        self._budget = -1
+        self._taken = 0
+        self._keep = None
 
     def extend(self, fragments, spans=None):
         """Feed a ``push()`` result (and its spans); return the violations it proves."""
-        cdef Py_ssize_t k, n
+        cdef Py_ssize_t k, n, total = 0
         cdef PyObject* pair
         cdef PyObject* leaf
         cdef object skip = self._skip
+        cdef object text
         if skip is not None and type(fragments) is list:
             n = PyList_GET_SIZE(fragments)
             for k in range(n):
@@ -46,8 +60,31 @@ cdef class PieceSkipper:
                 if PyTuple_GET_ITEM(<object>pair, 0) is not <PyObject*>skip:
                     break
                 leaf = PyTuple_GET_ITEM(<object>pair, 1)
-                if type(<object>leaf) is not String and type(<object>leaf) is not PY_STRING:
+                if type(<object>leaf) is String:
+                    total += len((<String>leaf).text)
+                elif type(<object>leaf) is PY_STRING:
+                    total += len((<object>leaf).text)
+                else:
                     break
             else:
-                return ()
+                if self._budget < 0 or self._taken + total <= self._budget:
+                    self._taken += total
+                    if self._keep is not None:
+                        for k in range(n):
+                            text = (<object>PyTuple_GET_ITEM(<object>PyList_GET_ITEM(fragments, k), 1)).text
+                            self._keep.append(text)
+                    return ()
         return self._extend(fragments, spans)
+
+    cpdef bint _skips(self, object path, object leaf) except -1:
+        """One fragment: a piece of the skipped string within the budget (counted and kept), or not."""
+        cdef Py_ssize_t size
+        if path is not self._skip or (type(leaf) is not String and type(leaf) is not PY_STRING):
+            return False
+        size = len(leaf.text)
+        if self._budget >= 0 and self._taken + size > self._budget:
+            return False
+        self._taken += size
+        if self._keep is not None:
+            self._keep.append(leaf.text)
+        return True

@@ -13,25 +13,48 @@ class PieceSkipper:
     ``extend(fragments, spans=None)`` returns ``()`` at once when ``_skip`` is not ``None``,
     ``fragments`` is a list, and each of its fragments is a flat ``(path, String)`` pair whose
     ``path`` is ``_skip`` itself; otherwise it returns ``self._extend(fragments, spans)``.
+    ``_budget``, ``_taken`` and ``_keep`` count and keep the skipped pieces (see ``_piece_skip``):
+    the pieces are skipped only while their lengths keep ``_taken`` within ``_budget`` (``-1``: no limit).
     """
 
-    __slots__ = ("_skip",)
+    __slots__ = ("_skip", "_budget", "_taken", "_keep")
 
     def __init__(self) -> None:
         self._skip: Any = None
+        self._budget = -1
+        self._taken = 0
+        self._keep: list[str] | None = None
 
     def extend(self, fragments: Any, spans: Any = None) -> Any:
         """Feed a ``push()`` result (and its spans); return the violations it proves."""
         skip = self._skip
         if skip is not None and type(fragments) is list:
+            total = 0
             for fragment in fragments:
                 if type(fragment) is not tuple or len(fragment) != 2 or fragment[0] is not skip:
                     break
                 if type(fragment[1]) not in STRING_TYPES:
                     break
+                total += len(fragment[1].text)
             else:
-                return ()
+                if self._budget < 0 or self._taken + total <= self._budget:
+                    self._taken += total
+                    if self._keep is not None:
+                        self._keep.extend(fragment[1].text for fragment in fragments)
+                    return ()
         return self._extend(fragments, spans)
+
+    def _skips(self, path: Any, leaf: Any) -> bool:
+        """One fragment: a piece of the skipped string within the budget (counted and kept), or not."""
+        if path is not self._skip or type(leaf) not in STRING_TYPES:
+            return False
+        size = len(leaf.text)
+        if self._budget >= 0 and self._taken + size > self._budget:
+            return False
+        self._taken += size
+        if self._keep is not None:
+            self._keep.append(leaf.text)
+        return True
 
     def _extend(self, fragments: Any, spans: Any) -> Any:
         raise NotImplementedError

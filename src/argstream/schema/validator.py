@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, Iterable, Sequence
 
 from ..aggregate import FragmentAggregator
@@ -10,7 +11,7 @@ from .._backend import SCALAR_TYPES, STRING_TYPES, PieceSkipper
 from ..fragments import Empty, Path, flatten
 from ..parser import IncrementalArgParser
 from .compile import Node, compile_schema, reachable
-from .state import NULL, instantiate
+from .state import _STRING, NULL, _Value, instantiate
 from .violation import Violation
 
 __all__ = ["Schema", "SchemaValidator"]
@@ -72,7 +73,7 @@ class SchemaValidator(PieceSkipper):
     Python code on the compiled core.
     """
 
-    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done")
+    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done", "_counted")
 
     def __init__(self, schema: Schema, *, units: str = "chars") -> None:
         if units not in ("chars", "bytes"):
@@ -86,6 +87,7 @@ class SchemaValidator(PieceSkipper):
         self._agg = FragmentAggregator() if schema.needs_values else None
         self._done = False
         self._skip: Any = None  # the path (the parser's own tuple) whose string pieces need no look
+        self._counted: Any = None  # the string state whose skipped pieces ``_taken`` counts
 
     @property
     def done(self) -> bool:
@@ -132,8 +134,12 @@ class SchemaValidator(PieceSkipper):
             path, leaf = fragment
         else:
             path, leaf = flatten(fragment)
-        if path is self._skip and type(leaf) in STRING_TYPES:
-            return _NOTHING  # the hot path: more of a string nothing here looks at
+        if self._skips(path, leaf):
+            return _NOTHING  # the hot path: more of a string nothing here looks at but its length
+        if self._taken:
+            if self._counted is not None:
+                self._counted.length += self._taken
+            self._taken = 0
         violations = self.violations
         before = len(violations)
         top = self._top if path == self._path else self._enter(path, span)
@@ -151,30 +157,46 @@ class SchemaValidator(PieceSkipper):
             else:
                 top.done(span, completed.value if completed is not None else None)
                 self._pop()
-        self._skip = path if path is self._path and self._agg is None and self._top.quiet else None
+        self._skip_after(path)
         return violations[before:] if len(violations) != before else _NOTHING
+
+    def _skip_after(self, path: Path) -> None:
+        """Which string pieces the next pushes may skip: those of the open string, when nothing looks
+        at its characters (``quiet``), or when only its length and its whole text at the end are
+        checked (counted and kept below the Python call, up to ``maxLength``)."""
+        top = self._top
+        self._counted, self._budget, self._keep = None, -1, None
+        if path is not self._path or self._agg is not None:
+            self._skip = None
+        elif top.quiet:
+            self._skip = path
+        elif type(top) is _Value and top.kind == _STRING and not top.failed and top.candidates is None:
+            self._skip, self._counted, self._keep = path, top, top.pieces
+            limit = top.node.max_length
+            budget = -1 if limit is None else limit - top.length
+            self._budget = budget if budget <= sys.maxsize else -1  # longer than any string can be
+        else:
+            self._skip = None
 
     # ``extend(fragments, spans=None)`` (from ``PieceSkipper``) feeds a whole ``push()`` result and returns
     # the violations it proves. A push that only continued a string nothing looks at returns at once,
     # below the Python call on the compiled core; the rest comes here, where the loop skips such pieces
     # without a call.
     def _extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None) -> Sequence[Violation]:
-        skip = self._skip
         out: list[Violation] | None = None
+        skips = self._skips
         if spans is None:
             for fragment in fragments:
-                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) in STRING_TYPES:
+                if type(fragment) is tuple and skips(fragment[0], fragment[1]):
                     continue
                 new = self.feed(fragment)
-                skip = self._skip
                 if new:
                     out = self._gather(out, new)
         else:
             for fragment, span in zip(fragments, spans, strict=True):
-                if type(fragment) is tuple and fragment[0] is skip and type(fragment[1]) in STRING_TYPES:
+                if type(fragment) is tuple and skips(fragment[0], fragment[1]):
                     continue
                 new = self.feed(fragment, span)
-                skip = self._skip
                 if new:
                     out = self._gather(out, new)
         return _NOTHING if out is None else out
