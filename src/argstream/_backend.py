@@ -28,7 +28,7 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls", "_raw")
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls", "_raw", "_fastpath")
 
 
 def _pure_build(exc: ImportError) -> bool:
@@ -125,6 +125,17 @@ else:
     PipelineBase = _calls_py.PipelineBase
 #: raw SSE in C (``_raw``): the compiled event template and delta lane, or ``None`` (the pure path)
 raw_c: ModuleType | None = importlib.import_module(f"{__package__}._raw") if core is not None else None
+
+#: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat and Responses adapters
+from . import _fastpath_py  # noqa: E402
+
+fastpath_c: ModuleType | None = importlib.import_module(f"{__package__}._fastpath") if core is not None else None
+if TYPE_CHECKING:
+    from ._fastpath_py import AnthropicFast, ChatFast, ResponsesFast
+else:
+    AnthropicFast = fastpath_c.AnthropicFast if fastpath_c is not None else _fastpath_py.AnthropicFast
+    ChatFast = fastpath_c.ChatFast if fastpath_c is not None else _fastpath_py.ChatFast
+    ResponsesFast = fastpath_c.ResponsesFast if fastpath_c is not None else _fastpath_py.ResponsesFast
 
 ArgumentCallPy = _calls_py.ArgumentCall
 ToolCallArgumentProgressPy = _calls_py.ToolCallArgumentProgress

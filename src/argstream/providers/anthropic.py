@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
+from .._backend import AnthropicFast
 from ..events import (
     ArgumentChunk,
     Event,
@@ -93,8 +94,13 @@ class _Block:
         self.citations: list[Any] = []
 
 
-class AnthropicAdapter(Adapter):
-    """Messages stream events in, argstream events out (see the module doc)."""
+class AnthropicAdapter(AnthropicFast, Adapter):
+    """Messages stream events in, argstream events out (see the module doc).
+
+    ``chunk(item, text=None)``, the test for the dominant event, comes from ``AnthropicFast``
+    (``_fastpath``, compiled with the core): ``(index, partial_json)`` of a non-empty
+    ``input_json_delta`` for an open tool block, marked streamed, else ``None`` and nothing changed.
+    """
 
     TEXT_PATH = ("delta", "partial_json")
 
@@ -131,30 +137,6 @@ class AnthropicAdapter(Adapter):
         if kind == "error":
             return self._finish([], FinishReason.ERROR, {"error": plain(get(item, "error", {}))})
         return []  # ping, and the derived events of the SDK's MessageStream
-
-    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
-        """The dominant event, read with the fewest lookups: ``(index, partial_json)`` of a non-empty
-        ``input_json_delta`` for an open tool block (marked streamed), else ``None`` and nothing
-        changed (the item then goes to :meth:`feed`). ``text``, when given, stands for the item's
-        ``partial_json`` (an event read by a template, see ``providers.templates``)."""
-        d = item if type(item) is dict else getattr(item, "__dict__", None)
-        if d is None or d.get("type") != "content_block_delta" or self._done:
-            return None
-        delta = d.get("delta")
-        if type(delta) is not dict:
-            delta = getattr(delta, "__dict__", None)
-            if delta is None:
-                return None
-        if delta.get("type") != "input_json_delta":
-            return None
-        if text is None:
-            text = delta.get("partial_json")
-        index = d.get("index")
-        block = self._blocks.get(index) if type(index) is int else None
-        if block is None or block.kind != _TOOL or type(text) is not str or not text:
-            return None
-        block.streamed = True
-        return index, text  # type: ignore[return-value]  # an int, checked above
 
     def _message_start(self, message: Any) -> list[Event]:
         message_id = get(message, "id")

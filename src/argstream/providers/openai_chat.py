@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
+from .._backend import ChatFast
 from ..events import (
     ArgumentChunk,
     Event,
@@ -100,8 +101,14 @@ class _Choice:
         self.refusal = False
 
 
-class OpenAIChatAdapter(Adapter):
-    """Chat Completions chunks in, argstream events out (see the module doc)."""
+class OpenAIChatAdapter(ChatFast, Adapter):
+    """Chat Completions chunks in, argstream events out (see the module doc).
+
+    ``chunk(item, text=None)``, the test for the dominant chunk, comes from ``ChatFast``
+    (``_fastpath``, compiled with the core): ``(index, arguments)`` of a chunk whose only payload is
+    one ``tool_calls`` entry continuing a known call (no new id or name), else ``None`` and nothing
+    changed. SDK objects are read with the extra fields a proxy put in pydantic's extras.
+    """
 
     TEXT_PATH = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
     FREE_FIELDS = ("obfuscation",)
@@ -191,64 +198,6 @@ class OpenAIChatAdapter(Adapter):
             out.append(Finished(finish_reason(FINISH_REASONS.get(first), self._tool_calls), metadata))
             self._finished = True
         return out
-
-    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
-        """The dominant chunk, read with the fewest lookups: ``(index, arguments)`` of a chunk whose only
-        payload is one ``tool_calls`` entry continuing a known call (no new id or name), else ``None``
-        and nothing changed (the chunk then goes to :meth:`feed`). ``text``, when given, stands for
-        the entry's ``arguments`` (a chunk read by a template, see ``providers.templates``)."""
-        d = item if type(item) is dict else getattr(item, "__dict__", None)
-        if d is None or self._finished:
-            return None
-        choices = d.get("choices")
-        if (type(choices) is not list or len(choices) != 1 or d.get("usage") is not None
-                or d.get("error") is not None or d.get("type") is not None):
-            return None
-        response_id = d.get("id")
-        if response_id and response_id != self._response_id:
-            return None
-        choice = choices[0]
-        if type(choice) is not dict:
-            choice = _dict(choice)
-        if choice is None or choice.get("finish_reason") is not None:
-            return None
-        number = choice.get("index")
-        state = self._choices.get(0 if number is None else number) if type(number) is int or number is None else None
-        delta = choice.get("delta")
-        if type(delta) is not dict:
-            delta = _dict(delta)
-        if state is None or type(delta) is not dict:
-            return None
-        entries = delta.get("tool_calls")
-        if type(entries) is not list or len(entries) != 1:
-            return None
-        if len(delta) != 1:
-            for name, value in delta.items():
-                if value and name in _PAYLOAD and name != "tool_calls":
-                    return None
-        entry = entries[0]
-        if type(entry) is not dict:
-            entry = _dict(entry)
-        if entry is None:
-            return None
-        index = entry.get("index")
-        key = state.current.get(index) if type(index) is int else None
-        if key is None:
-            return None
-        call = state.calls.get(key)
-        call_id = entry.get("id")
-        function = entry.get("function")
-        if type(function) is not dict:
-            function = _dict(function)
-        if call is None or (call_id and call_id != call.id) or function is None or (
-                function.get("name") and not call.name):
-            return None
-        arguments = function.get("arguments") if text is None else text
-        slot = self._slots.get(key)
-        if type(arguments) is not str or not arguments or slot is None:
-            return None
-        state.last_call = key
-        return slot, arguments
 
     def _slot(self, state: _Choice, key: Any) -> int:
         if key not in self._slots:

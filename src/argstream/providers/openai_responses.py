@@ -48,6 +48,7 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
+from .._backend import ResponsesFast
 from ..events import (
     ArgumentChunk,
     Event,
@@ -96,8 +97,14 @@ class _Item:
         self.wrapper: str | None = None  # call_id of a held-back ``parallel`` wrapper call
 
 
-class ResponsesAdapter(Adapter):
-    """State for one Responses stream (see the module doc)."""
+class ResponsesAdapter(ResponsesFast, Adapter):
+    """State for one Responses stream (see the module doc).
+
+    ``chunk(item, anonymous=False, text=None)``, the test for the dominant event, comes from
+    ``ResponsesFast`` (``_fastpath``, compiled with the core): ``(index, delta)`` of a non-empty
+    ``function_call_arguments.delta`` for a function call item known by its ``item_id`` (or, for an
+    item without one, or ``anonymous``, by its ``output_index``), else ``None`` and nothing changed.
+    """
 
     TEXT_PATH = ("delta",)
     FREE_FIELDS = ("sequence_number", "obfuscation")
@@ -140,32 +147,6 @@ class ResponsesAdapter(Adapter):
         if handler is None:
             return []
         return handler(self, item)
-
-    def chunk(self, item: Any, anonymous: bool = False, text: str | None = None) -> tuple[int, str] | None:
-        """The dominant event, read with the fewest lookups: ``(index, delta)`` of a non-empty
-        ``function_call_arguments.delta`` for a function call item known by its ``item_id`` (or, for
-        an item without one, or ``anonymous``, by its ``output_index``), else ``None`` and nothing
-        changed (the item then goes to :meth:`feed`). ``text``, when given, stands for the item's
-        ``delta`` (an event read by a template, see ``providers.templates``)."""
-        d = item if type(item) is dict else getattr(item, "__dict__", None)
-        if type(d) is not dict or d.get("type") != "response.function_call_arguments.delta":
-            return None
-        if text is None:
-            text = d.get("delta")
-        item_id = None if anonymous else d.get("item_id")
-        if type(item_id) is str:
-            call = self._by_id.get(item_id)
-        elif item_id is None:
-            position = d.get("output_index")
-            call = self._by_output.get(position) if type(position) is int else None
-            if call is not None and call.item_id is not None:
-                call = None
-        else:
-            call = None
-        if call is None or call.kind != _FUNCTION or call.wrapper is not None or type(text) is not str or not text:
-            return None
-        call.sent.append(text)
-        return call.index, text
 
     def _created(self, event: Any) -> list[Event]:
         if self._active:

@@ -1,0 +1,166 @@
+"""The adapters' fast tests: the reference for ``_fastpath.pyx``, which compiles them.
+
+Each class is the base of one provider adapter and holds the state its ``chunk`` reads; ``chunk``
+recognises the provider's dominant event (an argument delta of a call already started) with the
+fewest lookups and returns ``(index, text)``, or ``None`` with nothing changed (the item then
+takes the adapter's general way, ``feed``). ``text``, when given, stands for the event's own
+argument text (an event read by a template, see ``providers.templates``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["AnthropicFast", "ChatFast", "ResponsesFast", "fields"]
+
+_TOOL = 2  # providers.anthropic._TOOL
+_FUNCTION = "function_call"  # providers.openai_responses._FUNCTION
+
+
+def _as_dict(item: Any) -> dict[str, Any] | None:
+    """A wire dict as it is, an SDK object's fields (``__dict__``), else ``None``."""
+    if type(item) is dict:
+        return item
+    d = getattr(item, "__dict__", None)
+    return d if type(d) is dict else None
+
+
+class AnthropicFast:
+    """The state ``chunk`` reads: the message's blocks by index, and whether the message stopped."""
+
+    __slots__ = ()
+    _blocks: dict[Any, Any]
+    _done: bool
+
+    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
+        """``(index, partial_json)`` of a non-empty ``input_json_delta`` for an open tool block (marked
+        streamed), else ``None``."""
+        d = _as_dict(item)
+        if d is None or self._done or d.get("type") != "content_block_delta":
+            return None
+        delta = _as_dict(d.get("delta"))
+        if delta is None or delta.get("type") != "input_json_delta":
+            return None
+        if text is None:
+            text = delta.get("partial_json")
+        index = d.get("index")
+        if type(index) is not int or type(text) is not str or not text or self._blocks is None:
+            return None
+        block = self._blocks.get(index)
+        if block is None or block.kind != _TOOL:
+            return None
+        block.streamed = True
+        return index, text
+
+
+class ResponsesFast:
+    """The state ``chunk`` reads: the response's open items by ``item_id`` and by ``output_index``."""
+
+    __slots__ = ()
+    _by_id: dict[str, Any]
+    _by_output: dict[int, Any]
+
+    def chunk(self, item: Any, anonymous: bool = False, text: str | None = None) -> tuple[int, str] | None:
+        """``(index, delta)`` of a non-empty ``function_call_arguments.delta`` for a function call item
+        known by its ``item_id`` (or, for an item without one, or ``anonymous``, by its
+        ``output_index``), else ``None``."""
+        d = _as_dict(item)
+        if d is None or d.get("type") != "response.function_call_arguments.delta":
+            return None
+        if text is None:
+            text = d.get("delta")
+        if type(text) is not str or not text:
+            return None
+        item_id = None if anonymous else d.get("item_id")
+        if type(item_id) is str:
+            call = self._by_id.get(item_id) if self._by_id is not None else None
+        elif item_id is None:
+            position = d.get("output_index")
+            call = self._by_output.get(position) if type(position) is int and self._by_output is not None else None
+            if call is not None and call.item_id is not None:
+                call = None
+        else:
+            call = None
+        if call is None or call.kind != _FUNCTION or call.wrapper is not None:
+            return None
+        call.sent.append(text)
+        return call.index, text
+
+
+#: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides
+#: its tool call is not the dominant chunk)
+_PAYLOAD = ("content", "refusal", "tool_calls", "function_call", "reasoning_content", "reasoning", "reasoning_details")
+
+
+def fields(obj: Any) -> Any:
+    """A wire dict as it is; an SDK (pydantic) object's fields with the extra ones a server or a proxy
+    added (LiteLLM keeps every field of its choices and deltas there); else ``None``."""
+    if type(obj) is dict:
+        return obj
+    own = getattr(obj, "__dict__", None)
+    extra = getattr(obj, "__pydantic_extra__", None) if own is not None else None
+    if extra and type(extra) is dict:
+        return {**own, **extra} if own else extra
+    return own
+
+
+class ChatFast:
+    """The state ``chunk`` reads: the response id, whether it finished, its choices and call slots."""
+
+    __slots__ = ()
+    _choices: dict[int, Any]
+    _slots: Any
+    _response_id: Any
+    _finished: bool
+
+    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
+        """``(index, arguments)`` of a chunk whose only payload is one ``tool_calls`` entry continuing a
+        known call (no new id or name), else ``None``."""
+        d = _as_dict(item)
+        if d is None or self._finished:
+            return None
+        choices = d.get("choices")
+        if (type(choices) is not list or len(choices) != 1 or d.get("usage") is not None
+                or d.get("error") is not None or d.get("type") is not None):
+            return None
+        response_id = d.get("id")
+        if response_id and response_id != self._response_id:
+            return None
+        choice = fields(choices[0])
+        if type(choice) is not dict or choice.get("finish_reason") is not None:
+            return None
+        number = choice.get("index")
+        if number is None:
+            number = 0
+        elif type(number) is not int:
+            return None
+        state = self._choices.get(number) if self._choices is not None else None
+        delta = fields(choice.get("delta"))
+        if state is None or type(delta) is not dict:
+            return None
+        entries = delta.get("tool_calls")
+        if type(entries) is not list or len(entries) != 1:
+            return None
+        if len(delta) != 1:
+            for name, value in delta.items():
+                if value and name in _PAYLOAD and name != "tool_calls":
+                    return None
+        entry = fields(entries[0])
+        if type(entry) is not dict:
+            return None
+        index = entry.get("index")
+        key = state.current.get(index) if type(index) is int else None
+        if key is None:
+            return None
+        call = state.calls.get(key)
+        call_id = entry.get("id")
+        function = fields(entry.get("function"))
+        if call is None or (call_id and call_id != call.id) or type(function) is not dict or (
+                function.get("name") and not call.name):
+            return None
+        arguments = function.get("arguments") if text is None else text
+        slot = self._slots.get(key)
+        if type(arguments) is not str or not arguments or slot is None:
+            return None
+        state.last_call = key
+        return slot, arguments

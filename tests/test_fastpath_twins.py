@@ -1,0 +1,152 @@
+"""The adapters' fast tests (``_fastpath``) and their pure twins decide alike, on any item and any state:
+the same ``(index, text)`` or ``None``, and the same change (a block marked streamed, a delta recorded),
+or none when they decline."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from argstream import _backend, _fastpath_py
+from argstream.providers import anthropic, openai_responses
+
+pytestmark = pytest.mark.skipif(_backend.fastpath_c is None, reason="the compiled core is not in use")
+
+
+def test_the_constants_are_the_providers() -> None:
+    assert _fastpath_py._TOOL == anthropic._TOOL
+    assert _fastpath_py._FUNCTION == openai_responses._FUNCTION
+
+
+KEYS = st.sampled_from(["type", "index", "delta", "partial_json", "item_id", "output_index", "other"])
+VALUES = st.one_of(st.none(), st.integers(-1, 3), st.booleans(), st.text(max_size=3),
+                   st.sampled_from(["content_block_delta", "input_json_delta", "text_delta",
+                                    "response.function_call_arguments.delta", "fc_1", "fc_2", "{\"a\""]))
+
+
+def anthropic_items() -> st.SearchStrategy:
+    delta = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["input_json_delta", "text_delta", 1]),
+                                                "partial_json": VALUES})
+    event = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["content_block_delta", "ping", None]),
+                                                "index": VALUES, "delta": st.one_of(delta, VALUES)})
+    return st.one_of(event, event.map(lambda d: SimpleNamespace(**d)), VALUES)
+
+
+def responses_items() -> st.SearchStrategy:
+    event = st.fixed_dictionaries({}, optional={
+        "type": st.sampled_from(["response.function_call_arguments.delta", "response.output_text.delta"]),
+        "item_id": VALUES, "output_index": VALUES, "delta": VALUES})
+    return st.one_of(event, event.map(lambda d: SimpleNamespace(**d)), VALUES)
+
+
+class _Block:
+    def __init__(self, kind: int) -> None:
+        self.kind, self.streamed = kind, False
+
+
+class _Item:
+    def __init__(self, index: int, kind: str, item_id: Any, wrapper: Any) -> None:
+        self.index, self.kind, self.item_id, self.wrapper, self.sent = index, kind, item_id, wrapper, []
+
+
+def _anthropic(base: type, blocks: dict[int, int], done: bool) -> Any:
+    class Adapter(base):  # type: ignore[misc, valid-type]
+        pass
+
+    adapter = Adapter()
+    adapter._blocks = {i: _Block(kind) for i, kind in blocks.items()}
+    adapter._done = done
+    return adapter
+
+
+@given(item=anthropic_items(), text=st.one_of(st.none(), st.text(max_size=3)),
+       blocks=st.dictionaries(st.integers(-1, 3), st.integers(0, 3), max_size=3), done=st.booleans())
+def test_anthropic_fast_tests_agree(item: Any, text: Any, blocks: dict[int, int], done: bool) -> None:
+    seen = []
+    for base in (_backend.fastpath_c.AnthropicFast, _fastpath_py.AnthropicFast):
+        adapter = _anthropic(base, blocks, done)
+        got = adapter.chunk(item) if text is None else adapter.chunk(item, text=text)
+        seen.append((got, {i: b.streamed for i, b in adapter._blocks.items()}))
+    assert seen[0] == seen[1]
+
+
+@given(item=responses_items(), text=st.one_of(st.none(), st.text(max_size=3)), anonymous=st.booleans(),
+       items=st.lists(st.tuples(st.sampled_from(["function_call", "custom_tool_call"]),
+                                st.sampled_from([None, "fc_1", "fc_2"]), st.sampled_from([None, "w"])), max_size=3))
+def test_responses_fast_tests_agree(item: Any, text: Any, anonymous: bool, items: list) -> None:
+    seen = []
+    for base in (_backend.fastpath_c.ResponsesFast, _fastpath_py.ResponsesFast):
+        class Adapter(base):  # type: ignore[misc, valid-type]
+            pass
+
+        adapter = Adapter()
+        made = [_Item(n, kind, item_id, wrapper) for n, (kind, item_id, wrapper) in enumerate(items)]
+        adapter._by_output = {n: one for n, one in enumerate(made)}
+        adapter._by_id = {one.item_id: one for one in made if one.item_id is not None}
+        got = adapter.chunk(item, anonymous) if text is None else adapter.chunk(item, anonymous, text=text)
+        seen.append((got, [one.sent for one in made]))
+    assert seen[0] == seen[1]
+
+
+def test_the_chat_payload_fields_are_the_providers() -> None:
+    from argstream.providers import openai_chat
+
+    assert _fastpath_py._PAYLOAD == openai_chat._PAYLOAD
+
+
+class _Call:
+    def __init__(self, call_id: str, name: str) -> None:
+        self.id, self.name = call_id, name
+
+
+class _Choice:
+    def __init__(self, current: dict, calls: dict) -> None:
+        self.current, self.calls, self.last_call = current, calls, None
+
+
+def chat_items() -> st.SearchStrategy:
+    function = st.fixed_dictionaries({}, optional={"arguments": VALUES, "name": VALUES})
+    entry = st.fixed_dictionaries({}, optional={"index": VALUES, "id": VALUES, "function": st.one_of(function, VALUES)})
+    delta = st.fixed_dictionaries({}, optional={"tool_calls": st.one_of(st.lists(entry, max_size=2), VALUES),
+                                                "content": VALUES, "role": VALUES})
+    choice = st.fixed_dictionaries({}, optional={"index": VALUES, "delta": st.one_of(delta, VALUES),
+                                                 "finish_reason": VALUES})
+    chunk = st.fixed_dictionaries({}, optional={"id": st.sampled_from(["r1", "r2", ""]),
+                                                "choices": st.one_of(st.lists(choice, max_size=2), VALUES),
+                                                "usage": VALUES, "type": st.none()})
+    return st.one_of(chunk, chunk.map(lambda d: SimpleNamespace(**d)), VALUES)
+
+
+@given(item=chat_items(), text=st.one_of(st.none(), st.text(max_size=3)), finished=st.booleans(),
+       response=st.sampled_from(["r1", ""]), named=st.booleans())
+def test_chat_fast_tests_agree(item: Any, text: Any, finished: bool, response: str, named: bool) -> None:
+    from argstream.providers._common import Slots
+
+    seen = []
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        class Adapter(base):  # type: ignore[misc, valid-type]
+            pass
+
+        adapter = Adapter()
+        adapter._slots = Slots()
+        adapter._slots((0, "call", 0))
+        adapter._choices = {0: _Choice({0: (0, "call", 0), 1: (0, "call", 9)},
+                                       {(0, "call", 0): _Call("fc_1", "f" if named else "")})}
+        adapter._response_id, adapter._finished = response, finished
+        got = adapter.chunk(item) if text is None else adapter.chunk(item, text=text)
+        seen.append((got, adapter._choices[0].last_call))
+    assert seen[0] == seen[1]
+
+
+def test_each_fast_test_takes_its_dominant_event() -> None:
+    chat = {"id": "r1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}}]}
+    test_chat_fast_tests_agree.hypothesis.inner_test(item=chat, text=None, finished=False, response="r1", named=True)
+    for base in (_backend.fastpath_c.AnthropicFast, _fastpath_py.AnthropicFast):
+        adapter = _anthropic(base, {1: anthropic._TOOL}, False)
+        event = {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{"}}
+        assert adapter.chunk(event) == (1, "{") and adapter._blocks[1].streamed
+        assert adapter.chunk(event, text="zz") == (1, "zz")
