@@ -150,7 +150,7 @@ cdef class ChatFast:
                 (<dict>function).get(u"name") and not call.name):
             return None
         arguments = (<dict>function).get(u"arguments") if text is None else text
-        slot = self._slots.get(key)
+        slot = self._slots._map.get(key)  # Slots.get, without its Python frame
         if type(arguments) is not str or not arguments or slot is None:
             return None
         state.last_call = key

@@ -159,7 +159,7 @@ class ChatFast:
                 function.get("name") and not call.name):
             return None
         arguments = function.get("arguments") if text is None else text
-        slot = self._slots.get(key)
+        slot = self._slots._map.get(key)  # Slots.get, without its Python frame
         if type(arguments) is not str or not arguments or slot is None:
             return None
         state.last_call = key
