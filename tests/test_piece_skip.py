@@ -1,5 +1,6 @@
 """``PieceSkipper`` (the compiled base of ``SchemaValidator.extend``) and its twin decide alike: a list of
-flat pieces of the skipped value returns ``()`` at once, anything else reaches ``_extend`` untouched."""
+flat pieces of the skipped value, with no key, returns ``()`` at once; anything else reaches ``_extend``
+untouched."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def recorder(base: type) -> object:
     class Recorder(base):  # type: ignore[misc, valid-type]
         __slots__ = ("seen",)
 
-        def _extend(self, fragments, spans):
-            self.seen = (fragments, spans)
+        def _extend(self, fragments, spans, keys):
+            self.seen = (fragments, spans, keys)
             return ["slow"]
 
     r = Recorder()
@@ -70,3 +71,14 @@ def test_spans_reach_the_slow_path(name: str) -> None:
     spans = [(0, 1)]
     assert r.extend([(SKIP, STRINGS[0]("x"))], spans=spans) == ["slow"]  # _skip is None: nothing skipped
     assert r.seen[1] is spans
+
+
+@pytest.mark.parametrize("name", sorted(BASES))
+def test_a_key_always_takes_the_slow_path(name: str) -> None:
+    """A key read in the push must be checked even when every fragment is a piece of the skipped value."""
+    r = recorder(BASES[name])
+    r._skip = SKIP
+    keys = [(1, ("other",), (5, 6))]
+    assert r.extend([(SKIP, STRINGS[0]("x"))], None, keys) == ["slow"]
+    assert r.seen[2] is keys
+    assert r.extend([], None, []) == ()  # no key: the fast path

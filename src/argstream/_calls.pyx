@@ -204,6 +204,11 @@ cdef class ArgumentCall:
                 self._take(self._cparser.taken)
         else:
             fragments = self._push_python(text)
+        if self.validator is not None:  # before any return: a key can end a chunk that has no fragment
+            if self.spans:
+                self.validator.extend(fragments, self.parser.spans, getattr(self.parser, "keys", None))
+            else:
+                self.validator.extend(fragments)
         n = PyList_GET_SIZE(fragments)
         if n == 0:
             return []
@@ -227,8 +232,6 @@ cdef class ArgumentCall:
                 out.append(new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin))
         else:
             self._push_slow(fragments, out)
-        if self.validator is not None:
-            self.validator.extend(fragments, self.parser.spans if self.spans else None)
         return out
 
     cdef int _take(self, object exc) except -1:

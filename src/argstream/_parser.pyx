@@ -83,6 +83,15 @@ cdef class IncrementalArgParser:
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
 
+    ``spans=True`` also sets ``keys``: the object keys that call read, each as
+    ``(index, path, span)``: ``index`` is how many of the call's fragments came
+    before the key, ``path`` the path of the key's value (the key last) and
+    ``span`` the key's closing quote. A key is known complete there, before its
+    value's first fragment, which may come in a later call: a consumer that
+    must act on a key itself (a schema's ``additionalProperties: false``) acts
+    at once. The fragments are the same with or without it. Off, ``keys`` is
+    ``None``.
+
     ``lenient=True`` repairs what weak models get almost right and records each repair in
     ``repairs`` (see ``docs/lenient.md``). The repairs live in the pure twin only: a lenient
     parser runs this compiled core while the input is valid, keeping its chunks, and at the
@@ -130,6 +139,7 @@ cdef class IncrementalArgParser:
         builder.out = out
         if builder.spans is not None:
             builder.spans = []
+            builder.keys = []
         rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
         builder.out = None  # the caller owns the fragments; keeping them would pin their memory
         if rc == -1:
@@ -155,6 +165,7 @@ cdef class IncrementalArgParser:
         builder.out = out
         if builder.spans is not None:
             builder.spans = []
+            builder.keys = []
         rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
         builder.out = None
         if rc == -1:
@@ -178,6 +189,7 @@ cdef class IncrementalArgParser:
         self._builder.out = out
         if self._builder.spans is not None:
             self._builder.spans = []
+            self._builder.keys = []
         self._builder.at_end = True
         try:
             tokenizer_end(self._tok, self._builder)
@@ -219,6 +231,14 @@ cdef class IncrementalArgParser:
         if self._twin is not None:
             return self._twin.spans
         return self._builder.spans
+
+    @property
+    def keys(self):
+        """The keys the last call read, ``(index, path, span)`` (see the class doc); ``None`` unless ``spans=True``."""
+        self._ready()
+        if self._twin is not None:
+            return self._twin.keys
+        return self._builder.keys
 
     @property
     def repairs(self):

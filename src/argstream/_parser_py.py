@@ -42,6 +42,15 @@ class IncrementalArgParser:
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
 
+    ``spans=True`` also sets ``keys``: the object keys that call read, each as
+    ``(index, path, span)``: ``index`` is how many of the call's fragments came
+    before the key, ``path`` the path of the key's value (the key last) and
+    ``span`` the key's closing quote. A key is known complete there, before its
+    value's first fragment, which may come in a later call: a consumer that
+    must act on a key itself (a schema's ``additionalProperties: false``) acts
+    at once. The fragments are the same with or without it. Off, ``keys`` is
+    ``None``.
+
     ``lenient=True`` accepts what weak models get almost right (trailing commas, single
     quotes, unquoted keys, ``True``/``False``/``None``, comments, a code fence, JSON
     double-encoded as a string) and, at ``finish()``, closes what is still open; ``repairs``
@@ -75,6 +84,7 @@ class IncrementalArgParser:
         builder.out = out
         if builder.spans is not None:
             builder.spans = []
+            builder.keys = []
         if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
             m = _PLAIN.match(chunk)
             if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
@@ -99,6 +109,7 @@ class IncrementalArgParser:
         builder.out = out
         if builder.spans is not None:
             builder.spans = []
+            builder.keys = []
         builder.at_end = True
         try:
             self._tok.finish(builder)
@@ -120,6 +131,11 @@ class IncrementalArgParser:
     def spans(self) -> list[tuple[int, int]] | None:
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
         return self._builder.spans
+
+    @property
+    def keys(self) -> list[tuple[int, tuple, tuple[int, int]]] | None:
+        """The keys the last call read, ``(index, path, span)`` (see the class doc); ``None`` unless ``spans=True``."""
+        return self._builder.keys
 
     @property
     def repairs(self) -> list[Any]:

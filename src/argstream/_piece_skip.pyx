@@ -22,22 +22,23 @@ cdef object PY_STRING = _PyString
 cdef class PieceSkipper:
     """Base of a consumer whose ``extend`` can drop the string pieces of the value at ``_skip``.
 
-    ``extend(fragments, spans=None)`` returns ``()`` at once when ``_skip`` is not ``None``,
-    ``fragments`` is a list, and each of its fragments is a flat ``(path, String)`` pair whose
-    ``path`` is ``_skip`` itself; otherwise it returns ``self._extend(fragments, spans)``.
+    ``extend(fragments, spans=None, keys=None)`` returns ``()`` at once when ``_skip`` is not
+    ``None``, no key is given, ``fragments`` is a list, and each of its fragments is a flat
+    ``(path, String)`` pair whose ``path`` is ``_skip`` itself; otherwise it returns
+    ``self._extend(fragments, spans, keys)``.
     """
     cdef public object _skip
 
     def __cinit__(self):
         self._skip = None
 
-    def extend(self, fragments, spans=None):
-        """Feed a ``push()`` result (and its spans); return the violations it proves."""
+    def extend(self, fragments, spans=None, keys=None):
+        """Feed a ``push()`` result (and its spans and keys); return the violations it proves."""
         cdef Py_ssize_t k, n
         cdef PyObject* pair
         cdef PyObject* leaf
         cdef object skip = self._skip
-        if skip is not None and type(fragments) is list:
+        if skip is not None and not keys and type(fragments) is list:
             n = PyList_GET_SIZE(fragments)
             for k in range(n):
                 pair = PyList_GET_ITEM(fragments, k)
@@ -50,4 +51,4 @@ cdef class PieceSkipper:
                     break
             else:
                 return ()
-        return self._extend(fragments, spans)
+        return self._extend(fragments, spans, keys)

@@ -10,9 +10,10 @@ from ._backend import STRING_TYPES
 class PieceSkipper:
     """Base of a consumer whose ``extend`` can drop the string pieces of the value at ``_skip``.
 
-    ``extend(fragments, spans=None)`` returns ``()`` at once when ``_skip`` is not ``None``,
-    ``fragments`` is a list, and each of its fragments is a flat ``(path, String)`` pair whose
-    ``path`` is ``_skip`` itself; otherwise it returns ``self._extend(fragments, spans)``.
+    ``extend(fragments, spans=None, keys=None)`` returns ``()`` at once when ``_skip`` is not
+    ``None``, no key is given, ``fragments`` is a list, and each of its fragments is a flat
+    ``(path, String)`` pair whose ``path`` is ``_skip`` itself; otherwise it returns
+    ``self._extend(fragments, spans, keys)``.
     """
 
     __slots__ = ("_skip",)
@@ -20,10 +21,10 @@ class PieceSkipper:
     def __init__(self) -> None:
         self._skip: Any = None
 
-    def extend(self, fragments: Any, spans: Any = None) -> Any:
-        """Feed a ``push()`` result (and its spans); return the violations it proves."""
+    def extend(self, fragments: Any, spans: Any = None, keys: Any = None) -> Any:
+        """Feed a ``push()`` result (and its spans and keys); return the violations it proves."""
         skip = self._skip
-        if skip is not None and type(fragments) is list:
+        if skip is not None and not keys and type(fragments) is list:
             for fragment in fragments:
                 if type(fragment) is not tuple or len(fragment) != 2 or fragment[0] is not skip:
                     break
@@ -31,7 +32,7 @@ class PieceSkipper:
                     break
             else:
                 return ()
-        return self._extend(fragments, spans)
+        return self._extend(fragments, spans, keys)
 
-    def _extend(self, fragments: Any, spans: Any) -> Any:
+    def _extend(self, fragments: Any, spans: Any, keys: Any) -> Any:
         raise NotImplementedError
