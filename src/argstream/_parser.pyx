@@ -42,6 +42,10 @@ cdef extern from *:
 # path (entering one saves and restores the thread's exception state on every call).
 ctypedef int (*push_t)(object, object, Sink) noexcept
 
+# The default depths, as in the twin (``_parser_py.MAX_DEPTH`` / ``NESTED_MAX_DEPTH``; a test checks they agree).
+MAX_DEPTH = 512
+NESTED_MAX_DEPTH = 64
+
 
 cdef object argstream_sticky(IncrementalArgParser parser):
     """The exception a push on a failed (or uninitialised) parser raises, taken instead of raised."""
@@ -92,6 +96,11 @@ cdef class IncrementalArgParser:
     at once. The fragments are the same with or without it. Off, ``keys`` is
     ``None``.
 
+    ``max_depth`` bounds the nesting (deeper input raises ``ArgumentStreamError``); by default
+    it is ``MAX_DEPTH`` (512) with ``flat=True`` and ``NESTED_MAX_DEPTH`` (64) without, since a
+    nested fragment wraps its leaf once per level: ``n`` characters of input give at most
+    ``n + 1`` fragments (strict), each of at most ``max_depth`` wrappers.
+
     ``lenient=True`` repairs what weak models get almost right and records each repair in
     ``repairs`` (see ``docs/lenient.md``). The repairs live in the pure twin only: a lenient
     parser runs this compiled core while the input is valid, keeping its chunks, and at the
@@ -106,8 +115,10 @@ cdef class IncrementalArgParser:
             raise TypeError("IncrementalArgParser.__init__ was not called")
         return 0
 
-    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
+    def __init__(self, *, max_depth=None, bint flat=False, str surrogates="replace",
                  bint catch_duplicate_keys=False, bint spans=False, bint lenient=False):
+        if max_depth is None:
+            max_depth = MAX_DEPTH if flat else NESTED_MAX_DEPTH
         if lenient:
             self._lenient = True
             self._history = []

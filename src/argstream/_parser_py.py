@@ -9,7 +9,14 @@ from ._lenient_py import LenientTokenizer
 from ._tokenizer_py import _PLAIN, ST_END, ST_STRING, Tokenizer
 from .errors import ArgumentStreamError
 
-__all__ = ["IncrementalArgParser"]
+__all__ = ["IncrementalArgParser", "MAX_DEPTH", "NESTED_MAX_DEPTH"]
+
+MAX_DEPTH = 512
+"""The default ``max_depth`` of flat fragments: one path tuple per path, shared by its fragments."""
+NESTED_MAX_DEPTH = 64
+"""The default ``max_depth`` of nested fragments. A nested fragment wraps its leaf once per level, and
+one input character can end a fragment (``0,`` or ``[]`` at full depth), so each character of hostile
+input can cost up to ``max_depth`` new wrappers: 64 keeps that near a flat fragment's path tuple at 512."""
 
 
 class IncrementalArgParser:
@@ -51,6 +58,11 @@ class IncrementalArgParser:
     at once. The fragments are the same with or without it. Off, ``keys`` is
     ``None``.
 
+    ``max_depth`` bounds the nesting (deeper input raises ``ArgumentStreamError``); by default
+    it is ``MAX_DEPTH`` (512) with ``flat=True`` and ``NESTED_MAX_DEPTH`` (64) without, since a
+    nested fragment wraps its leaf once per level: ``n`` characters of input give at most
+    ``n + 1`` fragments (strict), each of at most ``max_depth`` wrappers.
+
     ``lenient=True`` accepts what weak models get almost right (trailing commas, single
     quotes, unquoted keys, ``True``/``False``/``None``, comments, a code fence, JSON
     double-encoded as a string) and, at ``finish()``, closes what is still open; ``repairs``
@@ -63,7 +75,7 @@ class IncrementalArgParser:
     def __init__(
         self,
         *,
-        max_depth: int = 512,
+        max_depth: int | None = None,
         flat: bool = False,
         surrogates: str = "replace",
         catch_duplicate_keys: bool = False,
@@ -71,6 +83,8 @@ class IncrementalArgParser:
         lenient: bool = False,
     ) -> None:
         tokenizer = LenientTokenizer if lenient else Tokenizer
+        if max_depth is None:
+            max_depth = MAX_DEPTH if flat else NESTED_MAX_DEPTH
         self._tok = tokenizer(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat, self._tok if spans else None)
 
