@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, freethreading_compatible=True
 """The compiled ``FragmentBuilder``: a sink that turns the tokenizer's events into fragments.
 
 It reads the tokenizer only through its C API (``_tokenizer.pxd``), for spans.

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ._fragment_builder_py import FragmentBuilder
 from ._lenient_py import LenientTokenizer
 from ._tokenizer_py import _PLAIN, ST_END, ST_STRING, Tokenizer
-from .errors import ArgumentStreamError
+from .errors import ArgumentStreamError, concurrent_use
 
 __all__ = ["IncrementalArgParser", "MAX_DEPTH", "NESTED_MAX_DEPTH"]
 
@@ -49,6 +50,15 @@ class IncrementalArgParser:
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
 
+    A parser reads one stream: use it from one thread at a time. A ``push``
+    or ``finish`` entered while another call on the same parser is running (a
+    second thread, or a callback re-entering it) raises ``ConcurrentUseError``
+    and reads nothing; the running call completes normally, and since a chunk
+    is then missing, every later call raises ``ConcurrentUseError`` too. So
+    misuse never corrupts memory or returns a wrong value, with or without the
+    GIL. Reading ``spans`` or ``keys`` during another thread's call raises it
+    too, without breaking the parser. Different parsers share nothing mutable.
+
     ``spans=True`` also sets ``keys``: the object keys that call read, each as
     ``(index, path, span)``: ``index`` is how many of the call's fragments came
     before the key, ``path`` the path of the key's value (the key last) and
@@ -70,7 +80,7 @@ class IncrementalArgParser:
     the parser is strict and ``repairs`` is always empty.
     """
 
-    __slots__ = ("_tok", "_builder")
+    __slots__ = ("_tok", "_builder", "_lock", "_misused")
 
     def __init__(
         self,
@@ -87,9 +97,26 @@ class IncrementalArgParser:
             max_depth = MAX_DEPTH if flat else NESTED_MAX_DEPTH
         self._tok = tokenizer(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat, self._tok if spans else None)
+        self._lock = threading.Lock()  # held during a call; a second caller is refused, never queued
+        self._misused = False  # a call was refused: a chunk is missing, every later one is refused too
 
     def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
-        """Parse one chunk; return the fragments it completed or extended."""
+        """Parse one chunk; return the fragments it completed or extended.
+
+        Raises ``ConcurrentUseError`` when another call on this parser is running (see the class doc).
+        """
+        lock = self._lock
+        if not lock.acquire(False):
+            self._misused = True
+            raise concurrent_use("parser", False)
+        try:
+            if self._misused:
+                raise concurrent_use("parser", True)
+            return self._push(chunk)
+        finally:
+            lock.release()
+
+    def _push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
         tok = self._tok
         if tok.error is not None:
             tok.raise_sticky()
@@ -108,7 +135,7 @@ class IncrementalArgParser:
                 builder.out = []
                 return out
         try:
-            tok.push(chunk, builder)
+            tok._push(chunk, builder)
         except ArgumentStreamError as exc:
             exc.fragments = out
             raise
@@ -117,7 +144,22 @@ class IncrementalArgParser:
         return out
 
     def finish(self) -> list[Any]:
-        """Signal the end of input; return what only the end completes (a bare root number)."""
+        """Signal the end of input; return what only the end completes (a bare root number).
+
+        Raises ``ConcurrentUseError`` when another call on this parser is running (see the class doc).
+        """
+        lock = self._lock
+        if not lock.acquire(False):
+            self._misused = True
+            raise concurrent_use("parser", False)
+        try:
+            if self._misused:
+                raise concurrent_use("parser", True)
+            return self._finish()
+        finally:
+            lock.release()
+
+    def _finish(self) -> list[Any]:
         builder = self._builder
         out: list[Any] = []
         builder.out = out
@@ -126,7 +168,7 @@ class IncrementalArgParser:
             builder.keys = []
         builder.at_end = True
         try:
-            self._tok.finish(builder)
+            self._tok._finish(builder)
         finally:
             builder.out = []
         return out
@@ -144,12 +186,22 @@ class IncrementalArgParser:
     @property
     def spans(self) -> list[tuple[int, int]] | None:
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
-        return self._builder.spans
+        if not self._lock.acquire(False):  # a call is filling them: refused, as the compiled core must
+            raise concurrent_use("parser", False)
+        try:
+            return self._builder.spans
+        finally:
+            self._lock.release()
 
     @property
     def keys(self) -> list[tuple[int, tuple, tuple[int, int]]] | None:
         """The keys the last call read, ``(index, path, span)`` (see the class doc); ``None`` unless ``spans=True``."""
-        return self._builder.keys
+        if not self._lock.acquire(False):
+            raise concurrent_use("parser", False)
+        try:
+            return self._builder.keys
+        finally:
+            self._lock.release()
 
     @property
     def repairs(self) -> list[Any]:

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True, binding=False
+# cython: language_level=3, embedsignature=True, binding=False, freethreading_compatible=True
 """The compiled ``PieceSkipper``: the hot path of a consumer of flat fragments, below the Python call.
 
 A validator (``argstream.schema``) looks at most string pieces of a long value not at all: once it

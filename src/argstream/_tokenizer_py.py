@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from typing import Any
 
 from ._sink_py import Sink
-from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
+from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError, concurrent_use
 
 # Event kinds (the sink callbacks).
 EV_BEGIN_OBJECT = 1
@@ -157,6 +158,10 @@ class Tokenizer:
     still counts as read, and the tokenizer keeps that exception as its sticky
     error (its state past the event is not repairable), re-raised by every
     later ``push``/``finish``.
+
+    One caller at a time: ``push``/``finish`` entered while another call is
+    running (another thread, or a sink callback re-entering) raises
+    ``ConcurrentUseError``, and so does every later call (a chunk is missing).
     """
 
     def __init__(self, max_depth: int = 512, surrogates: str = "replace", catch_duplicate_keys: bool = False) -> None:
@@ -190,6 +195,8 @@ class Tokenizer:
         self.num_chars: list[str] = []
         self.lit = 0
         self.lit_idx = 0
+        self.lock = threading.Lock()  # held during a call; a second caller is refused, never queued
+        self.misused = False  # a call was refused: a chunk is missing, every later one is refused too
 
     @property
     def done(self) -> bool:
@@ -225,6 +232,32 @@ class Tokenizer:
 
     def push(self, chunk: Any, sink: Sink) -> None:
         """Tokenize one chunk (``str``, or bytes-like UTF-8), reporting to ``sink``."""
+        lock = self.lock
+        if not lock.acquire(False):
+            self.misused = True
+            raise concurrent_use("tokenizer", False)
+        try:
+            if self.misused:
+                raise concurrent_use("tokenizer", True)
+            self._push(chunk, sink)
+        finally:
+            lock.release()
+
+    def finish(self, sink: Sink) -> None:
+        """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
+        lock = self.lock
+        if not lock.acquire(False):
+            self.misused = True
+            raise concurrent_use("tokenizer", False)
+        try:
+            if self.misused:
+                raise concurrent_use("tokenizer", True)
+            self._finish(sink)
+        finally:
+            lock.release()
+
+    def _push(self, chunk: Any, sink: Sink) -> None:
+        """``push`` for a caller that holds ``lock`` (or owns the tokenizer, as its parser does)."""
         if self.error is not None:
             self.raise_sticky()
         if type(chunk) is str or isinstance(chunk, str):
@@ -254,8 +287,8 @@ class Tokenizer:
             self.pos = base + len(text)
             self.raw = _NO_BYTES
 
-    def finish(self, sink: Sink) -> None:
-        """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
+    def _finish(self, sink: Sink) -> None:
+        """``finish`` for a caller that holds ``lock`` (or owns the tokenizer)."""
         if self.error is not None:
             self.raise_sticky()
         state = self.state
