@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from ._fragment_builder_py import FragmentBuilder
@@ -80,7 +79,7 @@ class IncrementalArgParser:
     the parser is strict and ``repairs`` is always empty.
     """
 
-    __slots__ = ("_tok", "_builder", "_lock", "_misused")
+    __slots__ = ("_tok", "_builder", "_turn", "_misused")
 
     def __init__(
         self,
@@ -97,7 +96,9 @@ class IncrementalArgParser:
             max_depth = MAX_DEPTH if flat else NESTED_MAX_DEPTH
         self._tok = tokenizer(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat, self._tok if spans else None)
-        self._lock = threading.Lock()  # held during a call; a second caller is refused, never queued
+        # the turn: one item, taken during a call (list.pop and append are atomic, with or without the GIL,
+        # and cost a third of a Lock's non-blocking acquire): a second caller finds none and is refused
+        self._turn: list[bool] = [True]
         self._misused = False  # a call was refused: a chunk is missing, every later one is refused too
 
     def push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
@@ -105,59 +106,60 @@ class IncrementalArgParser:
 
         Raises ``ConcurrentUseError`` when another call on this parser is running (see the class doc).
         """
-        lock = self._lock
-        if not lock.acquire(False):
-            self._misused = True
-            raise concurrent_use("parser", False)
+        turn = self._turn
         try:
+            turn.pop()
+        except IndexError:
+            self._misused = True
+            raise concurrent_use("parser", False) from None
+        try:  # the body inline: a method call per push would cost more than the lock
             if self._misused:
                 raise concurrent_use("parser", True)
-            return self._push(chunk)
+            tok = self._tok
+            if tok.error is not None:
+                tok.raise_sticky()
+            builder = self._builder
+            out: list[Any] = []
+            builder.out = out
+            if builder.spans is not None:
+                builder.spans = []
+                builder.keys = []
+            if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
+                m = _PLAIN.match(chunk)
+                if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
+                    tok.pos += len(chunk)
+                    tok.offset = tok.pos
+                    builder.on_string_data(chunk)
+                    builder.out = []
+                    return out
+            try:
+                tok._push(chunk, builder)
+            except ArgumentStreamError as exc:
+                exc.fragments = out
+                raise
+            finally:
+                builder.out = []  # the caller owns the fragments; keeping them would pin their memory
+            return out
         finally:
-            lock.release()
-
-    def _push(self, chunk: str | bytes | bytearray | memoryview) -> list[Any]:
-        tok = self._tok
-        if tok.error is not None:
-            tok.raise_sticky()
-        builder = self._builder
-        out: list[Any] = []
-        builder.out = out
-        if builder.spans is not None:
-            builder.spans = []
-            builder.keys = []
-        if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
-            m = _PLAIN.match(chunk)
-            if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
-                tok.pos += len(chunk)
-                tok.offset = tok.pos
-                builder.on_string_data(chunk)
-                builder.out = []
-                return out
-        try:
-            tok._push(chunk, builder)
-        except ArgumentStreamError as exc:
-            exc.fragments = out
-            raise
-        finally:
-            builder.out = []  # the caller owns the fragments; keeping them would pin their memory
-        return out
+            turn.append(True)
 
     def finish(self) -> list[Any]:
         """Signal the end of input; return what only the end completes (a bare root number).
 
         Raises ``ConcurrentUseError`` when another call on this parser is running (see the class doc).
         """
-        lock = self._lock
-        if not lock.acquire(False):
+        turn = self._turn
+        try:
+            turn.pop()
+        except IndexError:
             self._misused = True
-            raise concurrent_use("parser", False)
+            raise concurrent_use("parser", False) from None
         try:
             if self._misused:
                 raise concurrent_use("parser", True)
             return self._finish()
         finally:
-            lock.release()
+            turn.append(True)
 
     def _finish(self) -> list[Any]:
         builder = self._builder
@@ -186,22 +188,28 @@ class IncrementalArgParser:
     @property
     def spans(self) -> list[tuple[int, int]] | None:
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
-        if not self._lock.acquire(False):  # a call is filling them: refused, as the compiled core must
-            raise concurrent_use("parser", False)
+        turn = self._turn
+        try:
+            turn.pop()
+        except IndexError:  # a call is filling them: refused, as the compiled core must
+            raise concurrent_use("parser", False) from None
         try:
             return self._builder.spans
         finally:
-            self._lock.release()
+            turn.append(True)
 
     @property
     def keys(self) -> list[tuple[int, tuple, tuple[int, int]]] | None:
         """The keys the last call read, ``(index, path, span)`` (see the class doc); ``None`` unless ``spans=True``."""
-        if not self._lock.acquire(False):
-            raise concurrent_use("parser", False)
+        turn = self._turn
+        try:
+            turn.pop()
+        except IndexError:
+            raise concurrent_use("parser", False) from None
         try:
             return self._builder.keys
         finally:
-            self._lock.release()
+            turn.append(True)
 
     @property
     def repairs(self) -> list[Any]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import codecs
 import re
-import threading
 from typing import Any
 
 from ._sink_py import Sink
@@ -195,7 +194,7 @@ class Tokenizer:
         self.num_chars: list[str] = []
         self.lit = 0
         self.lit_idx = 0
-        self.lock = threading.Lock()  # held during a call; a second caller is refused, never queued
+        self._turn: list[bool] = [True]  # one item, taken during a call (see _parser_py): none left, refused
         self.misused = False  # a call was refused: a chunk is missing, every later one is refused too
 
     @property
@@ -232,32 +231,36 @@ class Tokenizer:
 
     def push(self, chunk: Any, sink: Sink) -> None:
         """Tokenize one chunk (``str``, or bytes-like UTF-8), reporting to ``sink``."""
-        lock = self.lock
-        if not lock.acquire(False):
+        turn = self._turn
+        try:
+            turn.pop()
+        except IndexError:
             self.misused = True
-            raise concurrent_use("tokenizer", False)
+            raise concurrent_use("tokenizer", False) from None
         try:
             if self.misused:
                 raise concurrent_use("tokenizer", True)
             self._push(chunk, sink)
         finally:
-            lock.release()
+            turn.append(True)
 
     def finish(self, sink: Sink) -> None:
         """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
-        lock = self.lock
-        if not lock.acquire(False):
+        turn = self._turn
+        try:
+            turn.pop()
+        except IndexError:
             self.misused = True
-            raise concurrent_use("tokenizer", False)
+            raise concurrent_use("tokenizer", False) from None
         try:
             if self.misused:
                 raise concurrent_use("tokenizer", True)
             self._finish(sink)
         finally:
-            lock.release()
+            turn.append(True)
 
     def _push(self, chunk: Any, sink: Sink) -> None:
-        """``push`` for a caller that holds ``lock`` (or owns the tokenizer, as its parser does)."""
+        """``push`` for a caller that holds the turn (or owns the tokenizer, as its parser does)."""
         if self.error is not None:
             self.raise_sticky()
         if type(chunk) is str or isinstance(chunk, str):
@@ -288,7 +291,7 @@ class Tokenizer:
             self.raw = _NO_BYTES
 
     def _finish(self, sink: Sink) -> None:
-        """``finish`` for a caller that holds ``lock`` (or owns the tokenizer)."""
+        """``finish`` for a caller that holds the turn (or owns the tokenizer)."""
         if self.error is not None:
             self.raise_sticky()
         state = self.state
