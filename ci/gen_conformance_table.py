@@ -41,7 +41,8 @@ REASONS = [
     ("utf16", "input is UTF-8 (RFC 8259 §8.1); UTF-16 is not detected, unlike `json.loads` on bytes"),
     ("BOM", "a byte-order mark is not JSON text; RFC 8259 §8.1 lets a parser ignore it, we reject it "
      "(as `json.loads` does for `str`)"),
-    ("500_nested", "500 levels are within the default `max_depth=512`"),
+    ("500_nested", "nested fragments allow 64 levels by default (`max_depth`; each level wraps every "
+     "fragment once); `flat=True`, whose default is 512, accepts it"),
     ("utf-8", "not well-formed UTF-8 (RFC 3629)"),
     ("UTF-8", "not well-formed UTF-8 (RFC 3629)"),
     ("latin_1", "not well-formed UTF-8: a latin-1 byte (RFC 3629)"),

@@ -327,11 +327,13 @@ def test_extra_data_after_root_number(make_parser):
 
 
 @pytest.mark.parametrize("chunk_size", [100_000, 4096, 1])
-def test_hundred_thousand_open_brackets(make_parser, chunk_size):
+@pytest.mark.parametrize("flat, depth", [(False, 64), (True, 512)])  # the default max_depth of each form
+def test_hundred_thousand_open_brackets(make_parser, chunk_size, flat, depth):
     """The depth error, not a RecursionError or a crash."""
     doc = "[" * 100_000
     chunks = [doc[i : i + chunk_size] for i in range(0, len(doc), chunk_size)]
-    assert fields(error_of(make_parser, chunks)) == (ArgumentStreamError, "Maximum nesting depth exceeded", 512, 1, 513)
+    assert fields(error_of(make_parser, chunks, flat=flat)) == (
+        ArgumentStreamError, "Maximum nesting depth exceeded", depth, 1, depth + 1)
 
 
 def test_hundred_thousand_open_brackets_within_max_depth(make_parser):
@@ -339,16 +341,19 @@ def test_hundred_thousand_open_brackets_within_max_depth(make_parser):
     assert fields(e) == (IncompleteJSONError, "Unterminated array", 100_000, 1, 100_001)
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 17, 512])
+@pytest.mark.parametrize("depth", [1, 2, 3, 17, 64, 512])
 @pytest.mark.parametrize("opener", ["[", '{"a":', '[{"a":'])
 def test_max_depth_is_exact(make_parser, depth, opener):
-    kw = {} if depth == 512 else {"max_depth": depth}
+    flat_kw = {} if depth == 512 else {"max_depth": depth}  # the defaults: 512 flat, 64 nested
+    kw = {} if depth == 64 else {"max_depth": depth}
     closer = {"[": "]", '{"a":': "}", '[{"a":': "}]"}[opener]
     levels = len(closer)
     reps = depth // levels
     ok = opener * reps + "0" + closer * reps
-    assert aggregate(argstream_run(make_parser, ok, **kw)) == json.loads(ok)
+    assert aggregate(argstream_run(make_parser, ok, **flat_kw)) == json.loads(ok)
     too_deep = opener * reps + "[" * (depth - reps * levels + 1) + "0"
+    e = error_of(make_parser, [too_deep], flat=True, **flat_kw)
+    assert (e.msg, e.pos) == ("Maximum nesting depth exceeded", len(too_deep) - 2)
     e = error_of(make_parser, [too_deep], **kw)
     assert (e.msg, e.pos) == ("Maximum nesting depth exceeded", len(too_deep) - 2)
     e = error_of(make_parser, one_unit(too_deep), **kw)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import gc
+import sys
 import tracemalloc
 from typing import Iterator
 
 import pytest
+
+from argstream import ArgumentStreamError
 
 pytestmark = pytest.mark.slow
 
@@ -98,3 +101,67 @@ def test_many_small_objects_with_options_do_not_grow(make_parser, backend, optio
 def test_long_string_with_spans_does_not_grow(make_parser):
     head, chunks = string_chunks(20 * MB, False)
     assert growth(make_parser, head, chunks, spans=True) < GROWTH_LIMIT
+
+
+# -- what a push returns: bounded per character (issue 18, item 15) ---------------------------------
+
+NESTED_DEPTH = 64  # the documented default max_depth of nested fragments (flat: 512)
+WRAPPER_BYTES = 56  # an ObjectEntry / ArrayItem (48 bytes on 64-bit CPython), with slack
+HOSTILE = {
+    # the issue's input, 500-deep bracket triangles: now refused at the 65th bracket
+    "triangles-500": "[" + ("[" * 499 + "]" * 499 + ",") * 20,
+    # the same shape within the default depth: about depth/4 wrappers per character
+    "triangles-63": "[" + ("[" * 62 + "]" * 62 + ",") * 160,
+    # the worst case: a fragment per character at full depth
+    "scalars-at-depth": "[" * 63 + "0," * 10_000,
+    "empties-at-depth": '{"k":' * 63 + '[],"k":' * 2_500,
+}
+
+
+def wrappers(fragment: object) -> int:
+    n = 0
+    while type(fragment).__name__ in ("ArrayItem", "ObjectEntry"):
+        n += 1
+        fragment = fragment.value  # type: ignore[attr-defined]
+    return n
+
+
+def test_default_depths(make_parser):
+    assert make_parser().max_depth == NESTED_DEPTH
+    assert make_parser(lenient=True).max_depth == NESTED_DEPTH
+    assert make_parser(flat=True).max_depth == 512
+    assert make_parser(max_depth=1000).max_depth == 1000
+
+
+def test_both_cores_document_the_same_default_depths():
+    from argstream import _backend, _parser_py
+
+    assert (_parser_py.MAX_DEPTH, _parser_py.NESTED_MAX_DEPTH) == (512, NESTED_DEPTH)
+    if _backend.IncrementalArgParserC is not None:
+        compiled = sys.modules[_backend.IncrementalArgParserC.__module__]
+        assert (compiled.MAX_DEPTH, compiled.NESTED_MAX_DEPTH) == (512, NESTED_DEPTH)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_nested_fragments_cost_at_most_max_depth_wrappers_per_character(make_parser, name):
+    """20 KB of hostile nesting: at most ``max_depth`` wrappers and ``max_depth`` * 56 bytes per
+    character in what one push returns (the 500-deep triangles made 483 MB before the default fell)."""
+    text = HOSTILE[name]
+    p = make_parser()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        try:
+            fragments = p.push(text)
+        except ArgumentStreamError as exc:
+            assert name == "triangles-500" and exc.msg == "Maximum nesting depth exceeded" and exc.pos == 64
+            fragments = exc.fragments
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    count = sum(wrappers(f) for f in fragments)
+    assert len(fragments) <= len(text) + 1
+    assert count <= NESTED_DEPTH * (len(text) + 1)
+    assert held <= NESTED_DEPTH * WRAPPER_BYTES * (len(text) + 1)
+    if name != "triangles-500":
+        assert count >= 10 * len(text) / 2  # the inputs do reach the depth the bound is about

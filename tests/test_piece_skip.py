@@ -1,5 +1,6 @@
 """``PieceSkipper`` (the compiled base of ``SchemaValidator.extend``) and its twin decide alike: a list of
-flat pieces of the skipped value returns ``()`` at once, anything else reaches ``_extend`` untouched."""
+flat pieces of the skipped value, with no key, returns ``()`` at once; anything else reaches ``_extend``
+untouched."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def recorder(base: type) -> object:
     class Recorder(base):  # type: ignore[misc, valid-type]
         __slots__ = ("seen",)
 
-        def _extend(self, fragments, spans):
-            self.seen = (fragments, spans)
+        def _extend(self, fragments, spans, keys):
+            self.seen = (fragments, spans, keys)
             return ["slow"]
 
     r = Recorder()
@@ -106,3 +107,14 @@ def test_one_piece_at_a_time_alike(text: str, budget: int, taken: int) -> None:
         assert r._skips(EQUAL_NOT_SAME, STRINGS[-1](text)) is False
         assert r._skips(SKIP, _fragments_py.Scalar(1)) is False
         assert (r._taken, r._keep) == ((taken + len(text), [text]) if fits else (taken, []))
+
+
+@pytest.mark.parametrize("name", sorted(BASES))
+def test_a_key_always_takes_the_slow_path(name: str) -> None:
+    """A key read in the push must be checked even when every fragment is a piece of the skipped value."""
+    r = recorder(BASES[name])
+    r._skip = SKIP
+    keys = [(1, ("other",), (5, 6))]
+    assert r.extend([(SKIP, STRINGS[0]("x"))], None, keys) == ["slow"]
+    assert r.seen[2] is keys
+    assert r.extend([], None, []) == ()  # no key: the fast path

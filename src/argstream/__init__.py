@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .aggregate import Completed, FragmentAggregator
 from .builder import EventBuilder
-from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
+from .errors import ArgumentStreamError, ConcurrentUseError, DuplicateKeyError, IncompleteJSONError
 from .events import (
     ArgumentChunk,
     ChatMessage,
@@ -50,9 +50,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     # core (API.md 1-3)
-    "BACKEND", "ArgumentStreamError", "ArrayItem", "Completed", "DONE", "Done", "DuplicateKeyError", "Empty",
-    "FragmentAggregator", "IncompleteJSONError", "IncrementalArgParser", "ObjectEntry", "Scalar", "String", "flatten",
-    "nest",
+    "BACKEND", "ArgumentStreamError", "ArrayItem", "Completed", "ConcurrentUseError", "DONE", "Done",
+    "DuplicateKeyError", "Empty", "FragmentAggregator", "IncompleteJSONError", "IncrementalArgParser", "ObjectEntry",
+    "Scalar", "String", "flatten", "nest",
     # events (API.md 4)
     "ArgumentChunk", "ChatMessage", "ChatReasoning", "ChatStructured", "ConversationEvent", "Event", "EventBuilder",
     "EventPart", "Finished", "FinishReason", "Flush", "Message", "Part", "Reasoning", "Structured", "ToolCall",

@@ -215,6 +215,11 @@ cdef class ArgumentCall:
                 self._take(self._cparser.taken)
         else:
             fragments = self._push_python(text)
+        if self.validator is not None:  # before any return: a key can end a chunk that has no fragment
+            if self.spans:
+                self.validator.extend(fragments, self.parser.spans, getattr(self.parser, "keys", None))
+            else:
+                self.validator.extend(fragments)
         n = PyList_GET_SIZE(fragments)
         if n == 0:
             return []
@@ -240,8 +245,6 @@ cdef class ArgumentCall:
             self._push_slow(fragments, out)
         if self.lenient:
             self.note_repairs(out)
-        if self.validator is not None:
-            self.validator.extend(fragments, self.parser.spans if self.spans else None)
         return out
 
     def note_repairs(self, list out):

@@ -213,6 +213,11 @@ class ArgumentCall:
         except ArgumentStreamError as exc:
             self.error = exc
             fragments = getattr(exc, "fragments", None) or []
+        if self.validator is not None:  # before any return: a key can end a chunk that has no fragment
+            if self.spans:
+                self.validator.extend(fragments, self.parser.spans, getattr(self.parser, "keys", None))
+            else:
+                self.validator.extend(fragments)
         if not fragments:
             return []
         out = []
@@ -240,8 +245,6 @@ class ArgumentCall:
                 out.append(progress(call_id, name, fragment, path, leaf, push(fragment), index))
         if self.lenient:
             self.note_repairs(out)
-        if self.validator is not None:
-            self.validator.extend(fragments, self.parser.spans if self.spans else None)
         return out
 
 

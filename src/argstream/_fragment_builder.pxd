@@ -12,6 +12,7 @@ cdef class FragmentBuilder(Sink):
     cdef public list out
     cdef readonly bint flat
     cdef public list spans
+    cdef public list keys         # with spans: (index, path, span) per key read (see IncrementalArgParser)
     cdef object tok            # the Tokenizer, for spans (None: no spans)
     cdef Py_ssize_t piece_start   # where the next String piece's raw input begins
     cdef public bint at_end       # finish(): a number's Done is proved by the end of input

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, freethreading_compatible=True
 """The compiled ``FragmentBuilder``: a sink that turns the tokenizer's events into fragments.
 
 It reads the tokenizer only through its C API (``_tokenizer.pxd``), for spans.
@@ -25,8 +25,9 @@ cdef class FragmentBuilder(Sink):
     """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat).
 
     Given the ``tokenizer`` that feeds it, it also records each fragment's
-    input span on ``spans`` (see ``IncrementalArgParser``); without one,
-    ``spans`` stays ``None`` and nothing is recorded.
+    input span on ``spans`` and each object key it reads on ``keys`` (see
+    ``IncrementalArgParser``); without one, both stay ``None`` and nothing is
+    recorded.
     """
 
     def __cinit__(self):
@@ -43,6 +44,7 @@ cdef class FragmentBuilder(Sink):
         self.path_tuple = ()
         self.tok = tokenizer
         self.spans = None if tokenizer is None else []
+        self.keys = None if tokenizer is None else []
 
     def __dealloc__(self):
         PyMem_Free(self.kinds)
@@ -133,8 +135,13 @@ cdef class FragmentBuilder(Sink):
         return self._close_container()
 
     cdef int on_key(self, str key) except -1:
+        cdef Py_ssize_t end
         self.path[self.depth - 1] = key
         self.path_tuple = None
+        if self.keys is not None:
+            end = tokenizer_offset(self.tok)
+            self.path_tuple = tuple(self.path)
+            self.keys.append((len(self.out), self.path_tuple, (end - 1, end)))
         return 0
 
     cdef int on_begin_string(self) except -1:

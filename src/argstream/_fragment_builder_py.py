@@ -50,14 +50,16 @@ class FragmentBuilder(Sink):
     """A sink that turns events into nested fragments (or ``(path, leaf)`` pairs when flat).
 
     Given the ``tokenizer`` that feeds it, it also records each fragment's
-    input span on ``spans`` (see ``IncrementalArgParser``); without one,
-    ``spans`` stays ``None`` and nothing is recorded.
+    input span on ``spans`` and each object key it reads on ``keys`` (see
+    ``IncrementalArgParser``); without one, both stay ``None`` and nothing is
+    recorded.
     """
 
     def __init__(self, flat: bool = False, tokenizer: Tokenizer | None = None) -> None:
         self.flat = flat
         self.tok = tokenizer
         self.spans: list[tuple[int, int]] | None = None if tokenizer is None else []
+        self.keys: list[tuple[int, tuple, tuple[int, int]]] | None = None if tokenizer is None else []
         self.piece_start = 0  # where the next String piece's raw input begins
         self.at_end = False  # finish(): a number's Done is proved by the end of input
         self.out: list[Any] = []
@@ -132,6 +134,10 @@ class FragmentBuilder(Sink):
     def on_key(self, key: str) -> None:
         self.path[-1] = key
         self.path_tuple = None
+        if self.keys is not None:
+            end = self.tok.offset  # type: ignore[union-attr]
+            self.path_tuple = path = tuple(self.path)
+            self.keys.append((len(self.out), path, (end - 1, end)))
 
     def on_begin_string(self) -> None:
         self._start()

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, freethreading_compatible=True
 """The compiled fragment types: twins of ``_fragments_py``'s dataclasses.
 
 Same fields, equality, hashing, ``repr``, pickling and ``__match_args__``; an

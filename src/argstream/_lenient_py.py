@@ -466,7 +466,7 @@ class LenientTokenizer(Tokenizer):
 
     # -- the end --------------------------------------------------------------------
 
-    def finish(self, sink: Sink) -> None:
+    def _finish(self, sink: Sink) -> None:
         """No more input: close what is open, recording each closing; raise only when nothing came at all."""
         if self.error is not None:
             self.raise_sticky()

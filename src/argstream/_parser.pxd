@@ -17,6 +17,10 @@ cdef class IncrementalArgParser:
     cdef FragmentBuilder _builder
     cdef bint _failed  # a push raised: check the tokenizer's sticky error before the next one
     cdef object taken  # the exception push_noraise took (None when it succeeded)
+    cdef int _busy  # 0 idle, 1 in a call, 2 broken by concurrent use (see _guard.pxd)
     cdef list push_noraise(self, object chunk)
+    cdef list _finish(self)
+    cdef int _setup(self, object max_depth, bint flat, str surrogates, bint catch_duplicate_keys, bint spans,
+                    bint lenient) except -1
     cdef int _ready(self) except -1
     cdef object _replay(self, bint last)

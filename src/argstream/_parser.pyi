@@ -2,11 +2,14 @@
 
 from typing import Any
 
+MAX_DEPTH: int
+NESTED_MAX_DEPTH: int
+
 class IncrementalArgParser:
     def __init__(
         self,
         *,
-        max_depth: int = 512,
+        max_depth: int | None = None,
         flat: bool = False,
         surrogates: str = "replace",
         catch_duplicate_keys: bool = False,
@@ -21,6 +24,8 @@ class IncrementalArgParser:
     def position(self) -> int: ...
     @property
     def spans(self) -> list[tuple[int, int]] | None: ...
+    @property
+    def keys(self) -> list[tuple[int, tuple, tuple[int, int]]] | None: ...
     @property
     def repairs(self) -> list[Any]: ...
     @property

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True, binding=False
+# cython: language_level=3, embedsignature=True, binding=False, freethreading_compatible=True
 """The compiled ``IncrementalArgParser``: the tokenizer, through its C API, feeding a ``FragmentBuilder``.
 
 It is the first user of ``_tokenizer.pxd``'s functions.
@@ -7,6 +7,7 @@ It is the first user of ``_tokenizer.pxd``'s functions.
 cimport cython
 
 from argstream._fragment_builder cimport FragmentBuilder
+from argstream._guard cimport argstream_guard_enter, argstream_guard_enter_read, argstream_guard_leave, guard_refused
 from argstream._sink cimport Sink
 from argstream._tokenizer cimport (
     tokenizer_check,
@@ -41,6 +42,10 @@ cdef extern from *:
 # ``tokenizer_push`` without Cython's automatic propagation, so ``push`` needs no try/except on its hot
 # path (entering one saves and restores the thread's exception state on every call).
 ctypedef int (*push_t)(object, object, Sink) noexcept
+
+# The default depths, as in the twin (``_parser_py.MAX_DEPTH`` / ``NESTED_MAX_DEPTH``; a test checks they agree).
+MAX_DEPTH = 512
+NESTED_MAX_DEPTH = 64
 
 
 cdef object argstream_sticky(IncrementalArgParser parser):
@@ -83,6 +88,29 @@ cdef class IncrementalArgParser:
     Spans are non-decreasing and within ``[0, position]``. Off, ``spans`` is
     ``None`` and nothing is recorded.
 
+    A parser reads one stream: use it from one thread at a time. A ``push``
+    or ``finish`` entered while another call on the same parser is running (a
+    second thread, or a callback re-entering it) raises ``ConcurrentUseError``
+    and reads nothing; the running call completes normally, and since a chunk
+    is then missing, every later call raises ``ConcurrentUseError`` too. So
+    misuse never corrupts memory or returns a wrong value, with or without the
+    GIL. Reading ``spans`` or ``keys`` during another thread's call raises it
+    too, without breaking the parser. Different parsers share nothing mutable.
+
+    ``spans=True`` also sets ``keys``: the object keys that call read, each as
+    ``(index, path, span)``: ``index`` is how many of the call's fragments came
+    before the key, ``path`` the path of the key's value (the key last) and
+    ``span`` the key's closing quote. A key is known complete there, before its
+    value's first fragment, which may come in a later call: a consumer that
+    must act on a key itself (a schema's ``additionalProperties: false``) acts
+    at once. The fragments are the same with or without it. Off, ``keys`` is
+    ``None``.
+
+    ``max_depth`` bounds the nesting (deeper input raises ``ArgumentStreamError``); by default
+    it is ``MAX_DEPTH`` (512) with ``flat=True`` and ``NESTED_MAX_DEPTH`` (64) without, since a
+    nested fragment wraps its leaf once per level: ``n`` characters of input give at most
+    ``n + 1`` fragments (strict), each of at most ``max_depth`` wrappers.
+
     ``lenient=True`` repairs what weak models get almost right and records each repair in
     ``repairs`` (see ``docs/lenient.md``). The repairs live in the pure twin only: a lenient
     parser runs this compiled core while the input is valid, keeping its chunks, and at the
@@ -97,8 +125,20 @@ cdef class IncrementalArgParser:
             raise TypeError("IncrementalArgParser.__init__ was not called")
         return 0
 
-    def __init__(self, *, Py_ssize_t max_depth=512, bint flat=False, str surrogates="replace",
+    def __init__(self, *, max_depth=None, bint flat=False, str surrogates="replace",
                  bint catch_duplicate_keys=False, bint spans=False, bint lenient=False):
+        cdef int seen = argstream_guard_enter(&self._busy)
+        if seen:
+            guard_refused(seen, "parser")
+        try:
+            self._setup(max_depth, flat, surrogates, catch_duplicate_keys, spans, lenient)
+        finally:
+            argstream_guard_leave(&self._busy)
+
+    cdef int _setup(self, object max_depth, bint flat, str surrogates, bint catch_duplicate_keys, bint spans,
+                    bint lenient) except -1:
+        if max_depth is None:
+            max_depth = MAX_DEPTH if flat else NESTED_MAX_DEPTH
         if lenient:
             self._lenient = True
             self._history = []
@@ -106,67 +146,103 @@ cdef class IncrementalArgParser:
                                  catch_duplicate_keys=catch_duplicate_keys, spans=spans, lenient=True)
         self._tok = tokenizer_new(max_depth, surrogates, catch_duplicate_keys)
         self._builder = FragmentBuilder(flat, self._tok if spans else None)
+        return 0
 
     def push(self, chunk):
-        """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended."""
+        """Parse one chunk (``str`` or UTF-8 bytes-like); return the fragments it completed or extended.
+
+        Raises ``ConcurrentUseError`` when another call on this parser is running (see the class doc).
+        """
         cdef list out = []
-        cdef FragmentBuilder builder = self._builder
+        cdef FragmentBuilder builder
         cdef int rc
-        self._ready()
-        if self._lenient:
-            if self._twin is not None:
-                return self._twin.push(chunk)
-            if type(chunk) is not str and type(chunk) is not bytes:
-                chunk = bytes(chunk)
-            self._history.append(chunk)
-            if not self._seen:
-                first = chunk.lstrip(" \t\r\n" if type(chunk) is str else b" \t\r\n")[:1]
-                if first:
-                    self._seen = True
-                    if first == '"' or first == b'"':  # a root string may hold JSON (double-encoded)
-                        return self._replay(True)
-        if self._failed:
-            tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
-        builder.out = out
-        if builder.spans is not None:
-            builder.spans = []
-        rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
-        builder.out = None  # the caller owns the fragments; keeping them would pin their memory
-        if rc == -1:
-            self._failed = True
-            exc = argstream_take_error()
-            if self._lenient and isinstance(exc, ArgumentStreamError):
-                return self._replay(True)
-            if isinstance(exc, ArgumentStreamError):
-                exc.fragments = out
-            raise exc
-        return out
+        cdef int seen = argstream_guard_enter(&self._busy)
+        if seen:
+            guard_refused(seen, "parser")
+        try:
+            self._ready()
+            builder = self._builder
+            if self._lenient:
+                if self._twin is not None:
+                    return self._twin.push(chunk)
+                if type(chunk) is not str and type(chunk) is not bytes:
+                    chunk = bytes(chunk)
+                self._history.append(chunk)
+                if not self._seen:
+                    first = chunk.lstrip(" \t\r\n" if type(chunk) is str else b" \t\r\n")[:1]
+                    if first:
+                        self._seen = True
+                        if first == '"' or first == b'"':  # a root string may hold JSON (double-encoded)
+                            return self._replay(True)
+            if self._failed:
+                tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
+            builder.out = out
+            if builder.spans is not None:
+                builder.spans = []
+                builder.keys = []
+            rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
+            builder.out = None  # the caller owns the fragments; keeping them would pin their memory
+            if rc == -1:
+                self._failed = True
+                exc = argstream_take_error()
+                if self._lenient and isinstance(exc, ArgumentStreamError):
+                    return self._replay(True)
+                if isinstance(exc, ArgumentStreamError):
+                    exc.fragments = out
+                raise exc
+            return out
+        finally:
+            argstream_guard_leave(&self._busy)
 
     cdef list push_noraise(self, object chunk):
         """``push`` for compiled consumers: on an error, the failing chunk's fragments are returned and
         the exception is left in ``taken`` (``None`` after a push that succeeded); no exception raised."""
         cdef list out = []
-        cdef FragmentBuilder builder = self._builder
+        cdef FragmentBuilder builder
         cdef int rc
-        self.taken = None
-        if self._tok is None or self._failed:
-            self.taken = argstream_sticky(self)
+        cdef int seen = argstream_guard_enter(&self._busy)
+        if seen:
+            try:
+                guard_refused(seen, "parser")
+            except BaseException as exc:
+                self.taken = exc
             return out
-        builder.out = out
-        if builder.spans is not None:
-            builder.spans = []
-        rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
-        builder.out = None
-        if rc == -1:
-            self._failed = True
-            exc = argstream_take_error()
-            if isinstance(exc, ArgumentStreamError):
-                exc.fragments = out
-            self.taken = exc
-        return out
+        try:
+            builder = self._builder
+            self.taken = None
+            if self._tok is None or self._failed:
+                self.taken = argstream_sticky(self)
+                return out
+            builder.out = out
+            if builder.spans is not None:
+                builder.spans = []
+                builder.keys = []
+            rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
+            builder.out = None
+            if rc == -1:
+                self._failed = True
+                exc = argstream_take_error()
+                if isinstance(exc, ArgumentStreamError):
+                    exc.fragments = out
+                self.taken = exc
+            return out
+        finally:
+            argstream_guard_leave(&self._busy)
 
     def finish(self):
-        """Signal the end of input; return what only the end completes (a bare root number)."""
+        """Signal the end of input; return what only the end completes (a bare root number).
+
+        Raises ``ConcurrentUseError`` when another call on this parser is running (see the class doc).
+        """
+        cdef int seen = argstream_guard_enter(&self._busy)
+        if seen:
+            guard_refused(seen, "parser")
+        try:
+            return self._finish()
+        finally:
+            argstream_guard_leave(&self._busy)
+
+    cdef list _finish(self):
         cdef list out = []
         self._ready()
         if self._lenient:
@@ -178,6 +254,7 @@ cdef class IncrementalArgParser:
         self._builder.out = out
         if self._builder.spans is not None:
             self._builder.spans = []
+            self._builder.keys = []
         self._builder.at_end = True
         try:
             tokenizer_end(self._tok, self._builder)
@@ -215,10 +292,30 @@ cdef class IncrementalArgParser:
     @property
     def spans(self):
         """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` unless ``spans=True``."""
-        self._ready()
-        if self._twin is not None:
-            return self._twin.spans
-        return self._builder.spans
+        cdef int seen = argstream_guard_enter_read(&self._busy)
+        if seen:
+            guard_refused(1, "parser")
+        try:
+            self._ready()
+            if self._twin is not None:
+                return self._twin.spans
+            return self._builder.spans
+        finally:
+            argstream_guard_leave(&self._busy)
+
+    @property
+    def keys(self):
+        """The keys the last call read, ``(index, path, span)`` (see the class doc); ``None`` unless ``spans=True``."""
+        cdef int seen = argstream_guard_enter_read(&self._busy)
+        if seen:
+            guard_refused(1, "parser")
+        try:
+            self._ready()
+            if self._twin is not None:
+                return self._twin.keys
+            return self._builder.keys
+        finally:
+            argstream_guard_leave(&self._busy)
 
     @property
     def repairs(self):

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True, binding=False
+# cython: language_level=3, embedsignature=True, binding=False, freethreading_compatible=True
 """The compiled ``PieceSkipper``: the hot path of a consumer of flat fragments, below the Python call.
 
 A validator (``argstream.schema``) looks at most string pieces of a long value not at all: once it
@@ -28,9 +28,10 @@ cdef object PY_STRING = _PyString
 cdef class PieceSkipper:
     """Base of a consumer whose ``extend`` can drop the string pieces of the value at ``_skip``.
 
-    ``extend(fragments, spans=None)`` returns ``()`` at once when ``_skip`` is not ``None``,
-    ``fragments`` is a list, and each of its fragments is a flat ``(path, String)`` pair whose
-    ``path`` is ``_skip`` itself; otherwise it returns ``self._extend(fragments, spans)``.
+    ``extend(fragments, spans=None, keys=None)`` returns ``()`` at once when ``_skip`` is not
+    ``None``, no key is given, ``fragments`` is a list, and each of its fragments is a flat
+    ``(path, String)`` pair whose ``path`` is ``_skip`` itself (and, with a ``_budget``, whose
+    lengths fit it); otherwise it returns ``self._extend(fragments, spans, keys)``.
     ``_budget``, ``_taken`` and ``_keep`` count and keep the skipped pieces (see the module doc).
     """
     cdef public object _skip
@@ -44,14 +45,14 @@ cdef class PieceSkipper:
         self._taken = 0
         self._keep = None
 
-    def extend(self, fragments, spans=None):
-        """Feed a ``push()`` result (and its spans); return the violations it proves."""
+    def extend(self, fragments, spans=None, keys=None):
+        """Feed a ``push()`` result (and its spans and keys); return the violations it proves."""
         cdef Py_ssize_t k, n, total = 0
         cdef PyObject* pair
         cdef PyObject* leaf
         cdef object skip = self._skip
         cdef object text
-        if skip is not None and type(fragments) is list:
+        if skip is not None and not keys and type(fragments) is list:
             n = PyList_GET_SIZE(fragments)
             for k in range(n):
                 pair = PyList_GET_ITEM(fragments, k)
@@ -74,7 +75,7 @@ cdef class PieceSkipper:
                             text = (<object>PyTuple_GET_ITEM(<object>PyList_GET_ITEM(fragments, k), 1)).text
                             self._keep.append(text)
                     return ()
-        return self._extend(fragments, spans)
+        return self._extend(fragments, spans, keys)
 
     cpdef bint _skips(self, object path, object leaf) except -1:
         """One fragment: a piece of the skipped string within the budget (counted and kept), or not."""

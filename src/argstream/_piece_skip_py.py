@@ -10,11 +10,12 @@ from ._backend import STRING_TYPES
 class PieceSkipper:
     """Base of a consumer whose ``extend`` can drop the string pieces of the value at ``_skip``.
 
-    ``extend(fragments, spans=None)`` returns ``()`` at once when ``_skip`` is not ``None``,
-    ``fragments`` is a list, and each of its fragments is a flat ``(path, String)`` pair whose
-    ``path`` is ``_skip`` itself; otherwise it returns ``self._extend(fragments, spans)``.
-    ``_budget``, ``_taken`` and ``_keep`` count and keep the skipped pieces (see ``_piece_skip``):
-    the pieces are skipped only while their lengths keep ``_taken`` within ``_budget`` (``-1``: no limit).
+    ``extend(fragments, spans=None, keys=None)`` returns ``()`` at once when ``_skip`` is not
+    ``None``, no key is given, ``fragments`` is a list, and each of its fragments is a flat
+    ``(path, String)`` pair whose ``path`` is ``_skip`` itself; otherwise it returns
+    ``self._extend(fragments, spans, keys)``. ``_budget``, ``_taken`` and ``_keep`` count and keep
+    the skipped pieces (see ``_piece_skip``): the pieces are skipped only while their lengths keep
+    ``_taken`` within ``_budget`` (``-1``: no limit).
     """
 
     __slots__ = ("_skip", "_budget", "_taken", "_keep")
@@ -25,10 +26,10 @@ class PieceSkipper:
         self._taken = 0
         self._keep: list[str] | None = None
 
-    def extend(self, fragments: Any, spans: Any = None) -> Any:
-        """Feed a ``push()`` result (and its spans); return the violations it proves."""
+    def extend(self, fragments: Any, spans: Any = None, keys: Any = None) -> Any:
+        """Feed a ``push()`` result (and its spans and keys); return the violations it proves."""
         skip = self._skip
-        if skip is not None and type(fragments) is list:
+        if skip is not None and not keys and type(fragments) is list:
             total = 0
             for fragment in fragments:
                 if type(fragment) is not tuple or len(fragment) != 2 or fragment[0] is not skip:
@@ -42,7 +43,7 @@ class PieceSkipper:
                     if self._keep is not None:
                         self._keep.extend(fragment[1].text for fragment in fragments)
                     return ()
-        return self._extend(fragments, spans)
+        return self._extend(fragments, spans, keys)
 
     def _skips(self, path: Any, leaf: Any) -> bool:
         """One fragment: a piece of the skipped string within the budget (counted and kept), or not."""
@@ -56,5 +57,5 @@ class PieceSkipper:
             self._keep.append(leaf.text)
         return True
 
-    def _extend(self, fragments: Any, spans: Any) -> Any:
+    def _extend(self, fragments: Any, spans: Any, keys: Any) -> Any:
         raise NotImplementedError

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, freethreading_compatible=True
 """The compiled ``Sink`` (C callbacks, see ``_sink.pxd``) and ``PySink``, its bridge to Python objects."""
 
 cimport cython

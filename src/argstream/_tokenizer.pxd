@@ -19,6 +19,9 @@
 # sticky: after a parse error, or an exception raised by a sink callback (which
 # stops the chunk at that event; the chunk still counts as read), every later
 # feed or end raises that exception again. See ``_sink.pxd`` for the callbacks.
+# A tokenizer takes one caller at a time: a feed or end entered while another is
+# running (another thread, or a sink callback re-entering) raises
+# ``argstream.ConcurrentUseError``, and so does every later one (a chunk is missing).
 #
 # The constants are defined here once, as ``cpdef enum``s (also visible from
 # Python on ``argstream._tokenizer``); ``argstream._tokenizer_py`` mirrors them

@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, freethreading_compatible=True
 """argstream's compiled core: the state machine of ``_tokenizer_py`` in C.
 
 Theory of operation
@@ -35,6 +35,7 @@ from cpython.unicode cimport (
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
+from argstream._guard cimport argstream_guard_enter, argstream_guard_leave, guard_refused
 from argstream._sink cimport PySink, Sink
 
 from argstream._tokenizer_py import MESSAGES as _MESSAGES
@@ -77,6 +78,10 @@ ctypedef int (*run8_t)(Tokenizer, const uint8_t*, Py_ssize_t, Py_ssize_t, bint, 
 ctypedef int (*run16_t)(Tokenizer, const uint16_t*, Py_ssize_t, Py_ssize_t, bint, Sink) noexcept
 ctypedef int (*run32_t)(Tokenizer, const uint32_t*, Py_ssize_t, Py_ssize_t, bint, Sink) noexcept
 ctypedef int (*emit_t)(Tokenizer, Sink, Py_ssize_t) noexcept
+# the unguarded entry points, called between ``argstream_guard_enter`` and ``_leave`` (see ``_guard.pxd``)
+ctypedef int (*feed_t)(Tokenizer, const unsigned char*, Py_ssize_t, Sink) noexcept
+ctypedef int (*feed_str_t)(Tokenizer, str, Sink) noexcept
+ctypedef int (*end_t)(Tokenizer, Sink) noexcept
 
 
 # STOP[c] != 0: c ends a run of plain string characters ('"', '\', control);
@@ -822,6 +827,11 @@ cdef class Tokenizer:
     still counts as read, and the tokenizer keeps that exception as its sticky
     error (its state past the event is not repairable), re-raised by every
     later ``push``/``finish``.
+
+    One caller at a time: ``push``/``finish`` (and every C API function that
+    reads input) entered while another call is running (another thread, or a
+    sink callback re-entering) raises ``ConcurrentUseError``, and so does every
+    later call, since a chunk is then missing (see ``_guard.pxd``).
     """
 
     cdef readonly Py_ssize_t max_depth
@@ -862,6 +872,7 @@ cdef class Tokenizer:
     cdef readonly Py_ssize_t start      # where the current value began
     cdef Py_ssize_t hold                # where the pending escape began
     cdef list key_sets                  # one set of keys per open object; None unless catching duplicates
+    cdef int busy                       # 0 idle, 1 in a call, 2 broken by concurrent use (see _guard.pxd)
 
     def __cinit__(self):
         self.stack = NULL
@@ -875,6 +886,15 @@ cdef class Tokenizer:
         self.last_nl = -1
 
     def __init__(self, Py_ssize_t max_depth=512, str surrogates="replace", bint catch_duplicate_keys=False):
+        cdef int seen = argstream_guard_enter(&self.busy)
+        if seen:
+            guard_refused(seen, "tokenizer")
+        try:
+            self._setup(max_depth, surrogates, catch_duplicate_keys)
+        finally:
+            argstream_guard_leave(&self.busy)
+
+    cdef int _setup(self, Py_ssize_t max_depth, str surrogates, bint catch_duplicate_keys) except -1:
         if surrogates != "replace" and surrogates != "pass":
             raise ValueError("surrogates must be 'replace' or 'pass'")
         if max_depth < 1:
@@ -885,6 +905,7 @@ cdef class Tokenizer:
         self.line = 1
         self.last_nl = -1
         self.key_sets = [] if catch_duplicate_keys else None
+        return 0
 
     def __dealloc__(self):
         PyMem_Free(self.stack)
@@ -965,7 +986,7 @@ cdef class Tokenizer:
     def finish(self, sink):
         """No more input; see ``end``."""
         cdef Sink s = sink if isinstance(sink, Sink) else PySink(sink)
-        self.end(s)
+        tokenizer_end(self, s)
 
     @property
     def done(self):
@@ -973,15 +994,22 @@ cdef class Tokenizer:
 
 
 cdef int _feed_any(Tokenizer t, object chunk, Sink sink) except -1:
-    if t.error is not None:  # the sticky error comes before judging the chunk
-        raise t.error.with_traceback(None)
-    if type(chunk) is str:
-        return t.feed_str(<str>chunk, sink)
-    if type(chunk) is bytes:
-        return t.feed(<const unsigned char*><char*>chunk, len(<bytes>chunk), sink)
-    if isinstance(chunk, str):
-        return t.feed_str(str(chunk), sink)
-    return _feed_buffer(t, chunk, sink)
+    """Feed one chunk, for one caller at a time (``ConcurrentUseError`` for another, see ``_guard.pxd``)."""
+    cdef int seen = argstream_guard_enter(&t.busy)
+    if seen:
+        return guard_refused(seen, "tokenizer")
+    try:
+        if t.error is not None:  # the sticky error comes before judging the chunk
+            raise t.error.with_traceback(None)
+        if type(chunk) is str:
+            return t.feed_str(<str>chunk, sink)
+        if type(chunk) is bytes:
+            return t.feed(<const unsigned char*><char*>chunk, len(<bytes>chunk), sink)
+        if isinstance(chunk, str):
+            return t.feed_str(str(chunk), sink)
+        return _feed_buffer(t, chunk, sink)
+    finally:
+        argstream_guard_leave(&t.busy)
 
 
 cdef int _feed_buffer(Tokenizer t, object chunk, Sink sink) except -1:
@@ -1006,12 +1034,38 @@ cdef object tokenizer_new(Py_ssize_t max_depth, str surrogates, bint catch_dupli
     return Tokenizer(max_depth, surrogates, catch_duplicate_keys)
 
 
+cdef int _feed(Tokenizer t, const unsigned char* data, Py_ssize_t n, Sink sink) except -1:
+    return t.feed(data, n, sink)
+
+
+cdef int _feed_str(Tokenizer t, str s, Sink sink) except -1:
+    return t.feed_str(s, sink)
+
+
+cdef int _end(Tokenizer t, Sink sink) except -1:
+    return t.end(sink)
+
+
 cdef int tokenizer_feed(object tok, const unsigned char* data, Py_ssize_t n, Sink sink) except -1:
-    return (<Tokenizer?>tok).feed(data, n, sink)
+    cdef Tokenizer t = <Tokenizer?>tok
+    cdef int rc
+    cdef int seen = argstream_guard_enter(&t.busy)
+    if seen:
+        return guard_refused(seen, "tokenizer")
+    rc = (<feed_t>_feed)(t, data, n, sink)
+    argstream_guard_leave(&t.busy)
+    return rc
 
 
 cdef int tokenizer_feed_str(object tok, str s, Sink sink) except -1:
-    return (<Tokenizer?>tok).feed_str(s, sink)
+    cdef Tokenizer t = <Tokenizer?>tok
+    cdef int rc
+    cdef int seen = argstream_guard_enter(&t.busy)
+    if seen:
+        return guard_refused(seen, "tokenizer")
+    rc = (<feed_str_t>_feed_str)(t, s, sink)
+    argstream_guard_leave(&t.busy)
+    return rc
 
 
 cdef int tokenizer_check(object tok) except -1:
@@ -1026,7 +1080,14 @@ cdef int tokenizer_push(object tok, object chunk, Sink sink) except -1:
 
 
 cdef int tokenizer_end(object tok, Sink sink) except -1:
-    return (<Tokenizer?>tok).end(sink)
+    cdef Tokenizer t = <Tokenizer?>tok
+    cdef int rc
+    cdef int seen = argstream_guard_enter(&t.busy)
+    if seen:
+        return guard_refused(seen, "tokenizer")
+    rc = (<end_t>_end)(t, sink)
+    argstream_guard_leave(&t.busy)
+    return rc
 
 
 cdef bint tokenizer_done(object tok) except -1:

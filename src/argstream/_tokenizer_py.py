@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from ._sink_py import Sink
-from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
+from .errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError, concurrent_use
 
 # Event kinds (the sink callbacks).
 EV_BEGIN_OBJECT = 1
@@ -157,6 +157,10 @@ class Tokenizer:
     still counts as read, and the tokenizer keeps that exception as its sticky
     error (its state past the event is not repairable), re-raised by every
     later ``push``/``finish``.
+
+    One caller at a time: ``push``/``finish`` entered while another call is
+    running (another thread, or a sink callback re-entering) raises
+    ``ConcurrentUseError``, and so does every later call (a chunk is missing).
     """
 
     def __init__(self, max_depth: int = 512, surrogates: str = "replace", catch_duplicate_keys: bool = False) -> None:
@@ -190,6 +194,8 @@ class Tokenizer:
         self.num_chars: list[str] = []
         self.lit = 0
         self.lit_idx = 0
+        self._turn: list[bool] = [True]  # one item, taken during a call (see _parser_py): none left, refused
+        self.misused = False  # a call was refused: a chunk is missing, every later one is refused too
 
     @property
     def done(self) -> bool:
@@ -225,6 +231,36 @@ class Tokenizer:
 
     def push(self, chunk: Any, sink: Sink) -> None:
         """Tokenize one chunk (``str``, or bytes-like UTF-8), reporting to ``sink``."""
+        turn = self._turn
+        try:
+            turn.pop()
+        except IndexError:
+            self.misused = True
+            raise concurrent_use("tokenizer", False) from None
+        try:
+            if self.misused:
+                raise concurrent_use("tokenizer", True)
+            self._push(chunk, sink)
+        finally:
+            turn.append(True)
+
+    def finish(self, sink: Sink) -> None:
+        """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
+        turn = self._turn
+        try:
+            turn.pop()
+        except IndexError:
+            self.misused = True
+            raise concurrent_use("tokenizer", False) from None
+        try:
+            if self.misused:
+                raise concurrent_use("tokenizer", True)
+            self._finish(sink)
+        finally:
+            turn.append(True)
+
+    def _push(self, chunk: Any, sink: Sink) -> None:
+        """``push`` for a caller that holds the turn (or owns the tokenizer, as its parser does)."""
         if self.error is not None:
             self.raise_sticky()
         if type(chunk) is str or isinstance(chunk, str):
@@ -254,8 +290,8 @@ class Tokenizer:
             self.pos = base + len(text)
             self.raw = _NO_BYTES
 
-    def finish(self, sink: Sink) -> None:
-        """No more input: complete a bare root number, or raise ``IncompleteJSONError``."""
+    def _finish(self, sink: Sink) -> None:
+        """``finish`` for a caller that holds the turn (or owns the tokenizer)."""
         if self.error is not None:
             self.raise_sticky()
         state = self.state

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["ArgumentStreamError", "DuplicateKeyError", "IncompleteJSONError", "Repair"]
+__all__ = ["ArgumentStreamError", "ConcurrentUseError", "DuplicateKeyError", "IncompleteJSONError", "Repair"]
 
 
 class ArgumentStreamError(ValueError):
@@ -41,6 +41,26 @@ class ArgumentStreamError(ValueError):
 
     def __hash__(self) -> int:
         return hash(self.__reduce__())
+
+
+class ConcurrentUseError(RuntimeError):
+    """A parser or tokenizer entered while a call on it was still running: from another thread, or
+    re-entered from a callback of that call.
+
+    A parser reads one stream in order, so it belongs to one thread at a time. The call that was
+    running completes normally; the one that raises has read nothing. Since its chunk is missing
+    from the stream, the object is then unusable: every later ``push``/``finish`` raises this
+    error again, so a value missing a chunk is never returned.
+    """
+
+
+IN_USE = "{} entered while a call on it is running (from another thread, or re-entered from a callback)"
+BROKEN = "{} missed a chunk when it was entered concurrently; it cannot be used any more"
+
+
+def concurrent_use(what: str, broken: bool) -> ConcurrentUseError:
+    """The error of a ``what`` ("parser", "tokenizer") entered while in use, or used after that happened."""
+    return ConcurrentUseError((BROKEN if broken else IN_USE).format(what))
 
 
 class IncompleteJSONError(ArgumentStreamError):

@@ -65,9 +65,10 @@ class ModelValidator:
         self._note(found, (self._agg.push(fragment),))
         return found
 
-    def extend(self, fragments: Sequence[Any], spans: Sequence[tuple[int, int]] | None = None) -> Sequence[Violation]:
-        """Feed several fragments (with their spans, when given); return the violations they prove."""
-        found = self.validator.extend(fragments, spans)
+    def extend(self, fragments: Sequence[Any], spans: Sequence[tuple[int, int]] | None = None,
+               keys: Sequence[Any] | None = None) -> Sequence[Violation]:
+        """Feed several fragments (with their spans and keys, when given); return the violations they prove."""
+        found = self.validator.extend(fragments, spans, keys)
         self._note(found, self._agg.extend(fragments))
         return found
 

@@ -67,10 +67,13 @@ class SchemaValidator(PieceSkipper):
     are looked at once; nothing is re-read. ``violations`` holds them all;
     ``valid`` is ``None`` until the root value completes.
 
-    ``extend(fragments, spans=None)`` feeds a whole ``push()`` result (with
-    ``parser.spans``) and returns the violations it proves: the cheaper way, since
-    a push that only continued a string nothing looks at returns without reaching
-    Python code on the compiled core.
+    ``extend(fragments, spans=None, keys=None)`` feeds a whole ``push()`` result (with
+    ``parser.spans`` and ``parser.keys``) and returns the violations it proves: the cheaper
+    way, since a push that only continued a string nothing looks at returns without reaching
+    Python code on the compiled core. With ``keys``, each key is checked at its closing quote,
+    in document order between the fragments: a key that its object does not allow
+    (``additionalProperties: false``) is reported by the push that read it, even when its
+    value starts in a later one.
     """
 
     __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done", "_counted")
@@ -136,10 +139,7 @@ class SchemaValidator(PieceSkipper):
             path, leaf = flatten(fragment)
         if self._skips(path, leaf):
             return _NOTHING  # the hot path: more of a string nothing here looks at but its length
-        if self._taken:
-            if self._counted is not None:
-                self._counted.length += self._taken
-            self._taken = 0
+        self._sync()
         violations = self.violations
         before = len(violations)
         top = self._top if path == self._path else self._enter(path, span)
@@ -160,6 +160,13 @@ class SchemaValidator(PieceSkipper):
         self._skip_after(path)
         return violations[before:] if len(violations) != before else _NOTHING
 
+    def _sync(self) -> None:
+        """Add the lengths of the pieces skipped since the last look to the string state that counts them."""
+        if self._taken:
+            if self._counted is not None:
+                self._counted.length += self._taken
+            self._taken = 0
+
     def _skip_after(self, path: Path) -> None:
         """Which string pieces the next pushes may skip: those of the open string, when nothing looks
         at its characters (``quiet``), or when only its length and its whole text at the end are
@@ -178,11 +185,30 @@ class SchemaValidator(PieceSkipper):
         else:
             self._skip = None
 
-    # ``extend(fragments, spans=None)`` (from ``PieceSkipper``) feeds a whole ``push()`` result and returns
-    # the violations it proves. A push that only continued a string nothing looks at returns at once,
-    # below the Python call on the compiled core; the rest comes here, where the loop skips such pieces
-    # without a call.
-    def _extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None) -> Sequence[Violation]:
+    def key(self, path: Path, span: tuple[int, int] | None = None) -> Sequence[Violation]:
+        """Check a key whose closing quote was read (one of ``IncrementalArgParser.keys``) before its
+        value's first fragment; return the violations it proves (an unexpected key, or what the key
+        proves of the values it opens: an object, an array item). ``span`` is the closing quote's.
+
+        Raises ``ValueError`` for a key that breaks the protocol (never the case for one parser's
+        keys fed in order with its fragments).
+        """
+        self._sync()
+        violations = self.violations
+        before = len(violations)
+        if path != self._path:
+            self._enter(path, span)
+        self._skip, self._counted, self._budget, self._keep = None, None, -1, None
+        return violations[before:] if len(violations) != before else _NOTHING
+
+    # ``extend(fragments, spans=None, keys=None)`` (from ``PieceSkipper``) feeds a whole ``push()`` result
+    # and returns the violations it proves. A push that only continued a string nothing looks at returns
+    # at once, below the Python call on the compiled core; the rest comes here, where the loop skips such
+    # pieces without a call.
+    def _extend(self, fragments: Iterable[Any], spans: Iterable[tuple[int, int]] | None,
+                keys: Sequence[tuple[int, Path, tuple[int, int]]] | None = None) -> Sequence[Violation]:
+        if keys:
+            return self._extend_keys(list(fragments), None if spans is None else list(spans), keys)
         out: list[Violation] | None = None
         skips = self._skips
         if spans is None:
@@ -199,6 +225,30 @@ class SchemaValidator(PieceSkipper):
                 new = self.feed(fragment, span)
                 if new:
                     out = self._gather(out, new)
+        return _NOTHING if out is None else out
+
+    def _extend_keys(self, fragments: list[Any], spans: list[tuple[int, int]] | None,
+                     keys: Sequence[tuple[int, Path, tuple[int, int]]]) -> Sequence[Violation]:
+        """``_extend`` with the push's keys, each fed before the fragment it preceded."""
+        if spans is not None and len(spans) != len(fragments):
+            raise ValueError("spans and fragments differ in length")
+        out: list[Violation] | None = None
+        pending = iter(keys)
+        upcoming = next(pending, None)
+        for i, fragment in enumerate(fragments):
+            while upcoming is not None and upcoming[0] <= i:
+                new = self.key(upcoming[1], upcoming[2] if spans is not None else None)
+                if new:
+                    out = self._gather(out, new)
+                upcoming = next(pending, None)
+            new = self.feed(fragment, None if spans is None else spans[i])
+            if new:
+                out = self._gather(out, new)
+        while upcoming is not None:
+            new = self.key(upcoming[1], upcoming[2] if spans is not None else None)
+            if new:
+                out = self._gather(out, new)
+            upcoming = next(pending, None)
         return _NOTHING if out is None else out
 
     @staticmethod
