@@ -679,7 +679,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk-size", type=_number(int, 0, "a size in bytes (0 or more)"), default=0,
                    help="feed the input in pieces of this many bytes (default: as it arrives)")
     p.add_argument("--flat", action="store_true", help="print (path, leaf) pairs instead of nested fragments")
-    p.add_argument("--max-depth", type=_number(int, 1, "a depth of 1 or more"), default=512)
+    p.add_argument("--max-depth", type=_number(int, 1, "a depth of 1 or more"), default=None,
+                   help="the deepest nesting accepted (default: 64 for nested fragments, 512 with --flat)")
     p.add_argument("--format", choices=["repr", "json"], default="repr",
                    help="repr: Python reprs; json: one {\"path\": [...], \"fragment\": {...}} object a line")
     p.add_argument("--sample", action="store_true", help="parse the sample tool call shipped with the package")
