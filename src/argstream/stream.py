@@ -599,15 +599,17 @@ def _iter_raw(first: Any, chunks: Iterator[Any], provider: Provider, state: Tool
               options: Mapping[str, Any] | None) -> Iterator[StreamItem]:
     """:func:`iter_tool_stream` over raw SSE / NDJSON chunks, in one pass (:class:`RawReader`)."""
     reader = _raw_reader(provider, state, options)
+    feed = reader.feed
     try:
         chunk = first
         while chunk is not _END:
-            out = reader.feed(chunk)
+            out = feed(chunk)
             if out:
                 yield from out
             if reader.error is not None:
                 raise reader.error
-            if reader.over:
+            pipeline = reader.pipeline
+            if pipeline is not None and pipeline.over:
                 return
             chunk = next(chunks, _END)
         out = reader.close()
