@@ -3,8 +3,8 @@
 ``parser``: the compiled core and the pure twin, fed the same chunks, give the same fragments, the
 same error (type, message, position) and the same final state; the chunked run describes what the
 whole document describes; and ``json.loads`` is the oracle for what is JSON: when it accepts, the
-parser accepts (unless the value nests deeper than ``max_depth``) and aggregates to its value; when
-it rejects, the parser rejects.
+parser accepts (unless the value nests deeper than ``max_depth``, bounded here by ``FUZZ_MAX_DEPTH``)
+and aggregates to its value; when it rejects, the parser rejects.
 
 ``lenient``: ``IncrementalArgParser(lenient=True)`` raises nothing but ``ArgumentStreamError``,
 gives the same value and repairs at every chunking and on both backends, records its repairs in
@@ -26,7 +26,9 @@ OPTIONS: list[dict[str, Any]] = [
     {}, {}, {"flat": True}, {"surrogates": "pass"}, {"max_depth": 3}, {"catch_duplicate_keys": True},
     {"spans": True}, {"flat": True, "catch_duplicate_keys": True, "spans": True},
 ]
-DEFAULT_MAX_DEPTH = IncrementalArgParserPy().max_depth if hasattr(IncrementalArgParserPy(), "max_depth") else 512
+# Deep nesting costs time in the square of the depth (each fragment carries its path; issue 18 item 15,
+# and tests/test_memory.py covers it): the fuzz runs bound it so that an input costs time in its length.
+FUZZ_MAX_DEPTH = 48
 REPAIR_KINDS = {
     "trailing_comma", "single_quotes", "unquoted_key", "python_literal", "comment", "code_fence", "double_encoded",
     "closed_string", "incomplete_number", "incomplete_literal", "incomplete_key", "missing_value", "closed_container",
@@ -104,7 +106,7 @@ def oracle(doc: Any) -> tuple[bool, Any]:
 def parser(data: bytes) -> None:
     """The strict parser, differential: compiled against the twin against ``json.loads``."""
     draw = Draw(data)
-    options = draw.pick(OPTIONS)
+    options = {"max_depth": FUZZ_MAX_DEPTH, **draw.pick(OPTIONS)}
     doc, chunks = document(draw)
     chunked = differential(chunks, options)
     whole = differential([doc] if doc else [], options)
@@ -113,12 +115,12 @@ def parser(data: bytes) -> None:
     if whole["error"] is None:  # after an error, ``position`` counts what was pushed
         assert whole["state"] == chunked["state"]
     assert joined([canon(f) for f in whole["fragments"]]) == joined([canon(f) for f in chunked["fragments"]])
-    if set(options) - {"flat", "spans"}:
+    if set(options) - {"flat", "spans", "max_depth"}:
         return  # json.loads has no such option: the oracle holds for the defaults only
     accepted, expected = oracle(doc)
     if accepted:
         if chunked["error"] is not None:
-            assert depth(expected) > DEFAULT_MAX_DEPTH, (doc, chunked["error"])
+            assert depth(expected) > options["max_depth"], (doc, chunked["error"])
             return
         assert same_json(aggregate(chunked["fragments"]), replace_lone_surrogates(expected)), (doc, expected)
     else:
@@ -128,7 +130,8 @@ def parser(data: bytes) -> None:
 def lenient(data: bytes) -> None:
     """The lenient parser: the documented errors only, chunking-independent, repairs recorded."""
     draw = Draw(data)
-    options = {"lenient": True, **draw.pick([{}, {"catch_duplicate_keys": True}, {"max_depth": 4}, {"flat": True}])}
+    options = {"lenient": True, "max_depth": FUZZ_MAX_DEPTH,
+               **draw.pick([{}, {"catch_duplicate_keys": True}, {"max_depth": 4}, {"flat": True}])}
     doc, chunks = document(draw)
     chunked = differential(chunks, options)
     whole = differential([doc] if doc else [], options)
