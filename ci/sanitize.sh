@@ -25,7 +25,7 @@ fi
 echo "== venv $venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q "setuptools>=77" "Cython>=3.1,<4" pytest "hypothesis>=6.100"
+"$venv/bin/python" -m pip install -q "setuptools>=77" "Cython>=3.1,<4" pytest pytest-asyncio "hypothesis>=6.100"
 
 # A copy of the tree (outside the checkout, so that the build writes nothing into it), beside ../shared
 # as the checkout is: the tests and the fuzz seeds find ../shared relative to their own parent.
@@ -59,6 +59,6 @@ echo "== core tests"
 (cd "$work" && "$venv/bin/python" -m pytest -q -x -p no:cacheprovider -m "not sdk" $tests)
 
 echo "== fuzz smoke run"
-(cd "$work" && FUZZ_PYTHON="$venv/bin/python" bash "$root/ci/fuzz_smoke.sh")
+(cd "$work" && FUZZ_PYTHON="$venv/bin/python" FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash "$root/ci/fuzz_smoke.sh")
 
 echo "sanitize: passed in $((SECONDS - start)) s"
