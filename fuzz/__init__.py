@@ -5,3 +5,6 @@ A target decodes its bytes into choices (:class:`fuzz._data.Draw`) and checks a 
 run under atheris (coverage-guided, ``python -m fuzz TARGET``), under Hypothesis in the test suite
 (tests/test_fuzz_targets.py) and as a replay of saved inputs. See docs/fuzzing.md.
 """
+
+#: the targets' names (fuzz.targets maps them to the functions; kept here so that naming one imports nothing)
+NAMES = ("parser", "lenient", "wire", "provider", "textcalls", "policy")

@@ -23,7 +23,7 @@ from typing import Callable
 if __package__ in (None, ""):  # python fuzz/__main__.py
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fuzz.targets import TARGETS  # noqa: E402
+from fuzz import NAMES  # noqa: E402 - argstream is imported later, after atheris' import hook is set
 
 
 def save(crashes: Path, data: bytes) -> Path:
@@ -121,10 +121,18 @@ def _splice(seed: bytes, at: int, insert: bytes, drop: int) -> bytes:
     return seed[:at] + insert + seed[at + drop :]
 
 
-def run_atheris(target: Callable[[bytes], None], args: argparse.Namespace) -> int:
+def targets() -> dict[str, Callable[[bytes], None]]:
+    from fuzz.targets import TARGETS
+
+    return TARGETS
+
+
+def run_atheris(args: argparse.Namespace) -> int:
     import atheris
 
-    atheris.instrument_all()  # the target, argstream's Python modules and everything else loaded
+    # coverage of argstream's Python code and the targets' (not of the standard library or Hypothesis)
+    with atheris.instrument_imports(include=["argstream", "fuzz"]):
+        target = targets()[args.target]
     args.crashes.mkdir(parents=True, exist_ok=True)
     flags = [sys.argv[0], f"-max_total_time={args.time}", f"-timeout={args.timeout}", f"-max_len={args.max_len}",
              f"-artifact_prefix={args.crashes}{os.sep}", "-print_final_stats=1"]
@@ -140,7 +148,7 @@ def run_atheris(target: Callable[[bytes], None], args: argparse.Namespace) -> in
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fuzz", description=__doc__.split("\n\n")[0])
-    parser.add_argument("target", choices=sorted(TARGETS))
+    parser.add_argument("target", choices=NAMES)
     parser.add_argument("--time", type=int, default=60, help="seconds to run (default 60)")
     parser.add_argument("--runs", type=int, default=0, help="stop after this many inputs (0: no limit)")
     parser.add_argument("--corpus", type=Path, default=None, help="seed directory (fuzz/make_corpus.py writes one)")
@@ -151,9 +159,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=500, help="hypothesis: inputs per round")
     parser.add_argument("--replay", type=Path, nargs="+", help="run these saved inputs once each and stop")
     args = parser.parse_args(argv)
-    target = bounded(TARGETS[args.target], args.timeout)
-    if args.replay:
-        return replay(target, args.replay)
     engine = args.engine
     if engine == "auto":
         try:
@@ -162,9 +167,13 @@ def main(argv: list[str] | None = None) -> int:
             engine = "hypothesis"
         else:
             engine = "atheris"
-    print(f"fuzzing {args.target} with {engine} for {args.time} s", flush=True)
-    if engine == "atheris":
-        return run_atheris(TARGETS[args.target], args)  # libFuzzer's own -timeout finds hangs
+    if engine == "atheris" and not args.replay:
+        print(f"fuzzing {args.target} with atheris for {args.time} s", flush=True)
+        return run_atheris(args)  # libFuzzer's own -timeout finds hangs
+    target = bounded(targets()[args.target], args.timeout)
+    if args.replay:
+        return replay(target, args.replay)
+    print(f"fuzzing {args.target} with hypothesis for {args.time} s", flush=True)
     return run_hypothesis(target, args)
 
 

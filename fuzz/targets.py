@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
+from . import NAMES
 from .core import lenient, parser
 from .policy import policy
 from .providers import provider
@@ -18,6 +19,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "textcalls": textcalls,
     "policy": policy,
 }
+assert tuple(TARGETS) == NAMES
 
 # What a seed document needs in front of it to reach the target as itself: the choice bytes that
 # the target draws before the rest (options, mode, chunk sizes). Two prefixes per document: read
