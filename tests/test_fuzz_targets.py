@@ -22,6 +22,9 @@ from fuzz.targets import PREFIXES, TARGETS  # noqa: E402
 
 pytestmark = pytest.mark.hypothesis
 
+# Per target: a few seconds on one core, so that the whole smoke run stays well under a minute.
+EXAMPLES = 250
+
 DOCUMENTS = {
     "parser": [b'{"a": [1, -2.5e-3, true, null, {"b": "\\u00e9\\ud83d\\ude00\\n"}], "c": ""}', b'["\\ud800"]',
                b"[" * 40, b'{"a": 1, "a": 2}', b"1e999", b"\xef\xbb\xbf[]", b'"\xc3\xa9\xf0\x9f\x99\x82"', b"-0.0"],
@@ -64,25 +67,28 @@ def test_target_accepts_its_seeds(name: str, index: int) -> None:
         TARGETS[name](prefix + docs[index])
 
 
+@settings(max_examples=EXAMPLES)
 @given(data=inputs("parser"))
 @example(data=b"\x00\x00" + b"\x00" * 9 + b'{"a": [1, 2.5, "x\\u00e9"]}')
 def test_parser(data: bytes) -> None:
     TARGETS["parser"](data)
 
 
+@settings(max_examples=EXAMPLES)
 @given(data=inputs("lenient"))
 @example(data=b"\x00\x01" + b"\x00" * 9 + b"{'a': True,}")
 def test_lenient(data: bytes) -> None:
     TARGETS["lenient"](data)
 
 
+@settings(max_examples=EXAMPLES)
 @given(data=inputs("wire"))
 @example(data=b"\x00\x00" + b"\x03\x05\x01\x0f" + b"\x00" * 5 + b'data: {"a": 1}\n\n')
 def test_wire(data: bytes) -> None:
     TARGETS["wire"](data)
 
 
-@settings(max_examples=40)
+@settings(max_examples=60)
 @given(data=st.binary(max_size=60))
 @example(data=b"")
 @example(data=b"\x04\x00\x01\x03\x03\x01\x07\x00\x00\x00\x00\x00\x00\x03\x05\x02")
@@ -90,12 +96,41 @@ def test_provider(data: bytes) -> None:
     TARGETS["provider"](data)
 
 
+@settings(max_examples=EXAMPLES)
 @given(data=st.binary(max_size=120))
 @example(data=b"\x00" + b"\x00" * 9 + b"\x08\x21\x03\x02\x05")
 def test_textcalls(data: bytes) -> None:
     TARGETS["textcalls"](data)
 
 
+@settings(max_examples=EXAMPLES)
 @given(data=st.binary(max_size=120))
 def test_policy(data: bytes) -> None:
     TARGETS["policy"](data)
+
+
+def _shared_documents(name: str) -> list[bytes]:
+    from fuzz.make_corpus import documents_for
+    from fuzz.recordings import SHARED
+
+    return list(documents_for(name, max_size=8 * 1024)) if SHARED.is_dir() else []
+
+
+@pytest.mark.parametrize("name", sorted(PREFIXES))
+def test_seed_corpus_from_shared(name: str) -> None:
+    """Every seed fuzz/make_corpus.py takes from ../shared (JSONTestSuite, the recordings), read in place."""
+    docs = _shared_documents(name)
+    if len(docs) < 10:
+        pytest.skip("../shared is absent")
+    for doc in docs:
+        for prefix in PREFIXES[name]:
+            TARGETS[name](prefix + doc)
+
+
+@pytest.mark.parametrize("name", ["provider", "textcalls", "policy"])
+def test_generated_seeds(name: str) -> None:
+    """The choice strings fuzz/make_corpus.py writes for the targets that draw their own seeds."""
+    from fuzz.targets import seeds
+
+    for data in seeds(name, iter(())):
+        TARGETS[name](data)
