@@ -8,7 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 python="${PYTHON:-python3}"
-venv="${SANITIZE_VENV:-$(mktemp -d)/asan-venv}"
+scratch="$(mktemp -d)"
+venv="${SANITIZE_VENV:-$scratch/asan-venv}"
+work=""
+trap 'rm -rf "$scratch" ${work:+"$work"}' EXIT
 tests="${SANITIZE_TESTS:-tests/test_conformance.py tests/test_chunking.py tests/test_errors.py tests/test_differential.py
   tests/test_properties.py tests/test_offsets.py tests/test_fragments.py tests/test_core_defects.py
   tests/test_core_fastpath.py tests/test_piece_skip.py tests/test_spans.py tests/test_memory.py
@@ -30,7 +33,6 @@ echo "== venv $venv"
 # A copy of the tree (outside the checkout, so that the build writes nothing into it), beside ../shared
 # as the checkout is: the tests and the fuzz seeds find ../shared relative to their own parent.
 work="$(mktemp -d "$root/../.sanitize.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 mkdir "$work/build"
 cp -r "$root/src" "$root/setup.py" "$root/pyproject.toml" "$root/README.md" "$root/LICENSE" "$root/MANIFEST.in" "$work/build/"
 find "$work/build/src" \( -name "*.so" -o -name "*.c" -o -name "__pycache__" \) -prune -exec rm -rf {} +
@@ -50,6 +52,15 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_init_order=1:detect_
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export PYTHONMALLOC=malloc  # every Python object through ASan's allocator, not pymalloc's arenas
 export ARGSTREAM_REQUIRE_EXTENSION=1 CI=true
+
+echo "== every compiled module links the sanitizer runtimes"
+site="$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['platlib'])")"
+for so in "$site"/argstream/*.so; do
+  if ! ldd "$so" | grep -q libasan || ! ldd "$so" | grep -q libubsan; then
+    echo "sanitize: $so is not instrumented (CFLAGS did not reach the compiler)" >&2
+    exit 1
+  fi
+done
 
 echo "== the compiled core is in use, under ASan"
 (cd "$work" && "$venv/bin/python" -c "import argstream, sys; assert argstream.BACKEND == 'cython', argstream.BACKEND; print(argstream.__file__)")
