@@ -128,7 +128,7 @@ def targets() -> dict[str, Callable[[bytes], None]]:
 
 
 def run_atheris(args: argparse.Namespace) -> int:
-    import atheris
+    import atheris  # type: ignore[import-untyped]
 
     # coverage of argstream's Python code and the targets' (not of the standard library or Hypothesis)
     with atheris.instrument_imports(include=["argstream", "fuzz"]):

@@ -73,8 +73,9 @@ def stream_bodies(max_size: int) -> Iterator[bytes]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.suffix in (".txt", ".sse", ".ndjson", ".jsonl") and path.stat().st_size <= max_size:
-                yield path.read_bytes()
+            if path.suffix in (".txt", ".sse", ".ndjson", ".jsonl") and path.is_file():
+                if path.stat().st_size <= max_size:
+                    yield path.read_bytes()
 
 
 def documents_for(name: str, max_size: int) -> Iterator[bytes]:

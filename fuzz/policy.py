@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from typing import Any, Literal, Optional
 
 from argstream.parser import IncrementalArgParserC, IncrementalArgParserPy
 from argstream.policy import (
@@ -27,6 +27,8 @@ PARAMS = {"path": "path", "name": "string", "n": "integer", "x": "number", "flag
 POINTERS = {"path": "/path", "name": "/name", "n": "/n", "x": "/x", "flag": "/flag", "tags": "/tags",
             "patterns": "/patterns/paths", "content": "/content"}
 NUMBER_KEYWORDS = ["minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "const", "enum"]
+# (mode, parameter name or None for a catch-all, matcher keyword, matcher value, match quantifier)
+Spec = tuple[RunMode, Optional[str], str, Any, Optional[Literal["any", "all"]]]
 CLASSES = [c for c in (IncrementalArgParserC, IncrementalArgParserPy) if c is not None]
 
 
@@ -74,8 +76,8 @@ def _matcher_value(draw: Draw, param_type: str) -> tuple[str, Any]:
     return keyword, draw.pick(pool) if keyword == "const" else [draw.pick(pool) for _ in range(draw.below(3) + 1)]
 
 
-def _rules(draw: Draw) -> list[tuple[RunMode, str | None, str, Any, str | None]]:
-    out = []
+def _rules(draw: Draw) -> list[Spec]:
+    out: list[Spec] = []
     for _ in range(draw.below(6)):
         mode = draw.pick(list(RunMode))
         if draw.below(6) == 0:
@@ -83,7 +85,8 @@ def _rules(draw: Draw) -> list[tuple[RunMode, str | None, str, Any, str | None]]
             continue
         name = draw.pick(sorted(PARAMS))
         keyword, value = _matcher_value(draw, PARAMS[name])
-        out.append((mode, name, keyword, value, draw.pick([None, None, "any", "all"])))
+        match: Optional[Literal["any", "all"]] = draw.pick([None, None, "any", "all"])
+        out.append((mode, name, keyword, value, match))
     return out
 
 
@@ -109,7 +112,7 @@ def _toml_value(value: Any) -> str:
     return _toml_string(str(value))
 
 
-def _loaded(specs: list[tuple[RunMode, str | None, str, Any, str | None]]) -> list[RunRule] | None:
+def _loaded(specs: list[Spec]) -> list[RunRule] | None:
     """The rules written as ``[tools.t.policy] run = [...]`` and loaded; ``None`` for a refused policy."""
     entries = []
     for mode, name, keyword, value, match in specs:
@@ -129,7 +132,7 @@ def _loaded(specs: list[tuple[RunMode, str | None, str, Any, str | None]]) -> li
             return None
 
 
-def _direct(specs: list[tuple[RunMode, str | None, str, Any, str | None]]) -> list[RunRule] | None:
+def _direct(specs: list[Spec]) -> list[RunRule] | None:
     rules = []
     for mode, name, keyword, value, match in specs:
         if name is None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from argstream import textcalls as T
-from argstream.textcalls import FORMATS, CallArguments, CallBegin, CallEnd, ReasoningPiece, TextPiece, TextToolCallScanner
+from argstream.textcalls import (
+    FORMATS, CallArguments, CallBegin, CallEnd, ReasoningPiece, TextPiece, TextToolCallScanner,
+)
 
 from ._data import Draw, chunking
 
