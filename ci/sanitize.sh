@@ -53,14 +53,20 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export PYTHONMALLOC=malloc  # every Python object through ASan's allocator, not pymalloc's arenas
 export ARGSTREAM_REQUIRE_EXTENSION=1 CI=true
 
-echo "== every compiled module links the sanitizer runtimes"
+echo "== every compiled module is instrumented"
+# ASan's runtime is linked by every instrumented module; UBSan's only where a check was emitted (the
+# linker drops it elsewhere, --as-needed), so it is looked for in the core as a whole
 site="$("$venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['platlib'])")"
 for so in "$site"/argstream/*.so; do
-  if ! ldd "$so" | grep -q libasan || ! ldd "$so" | grep -q libubsan; then
+  if ! ldd "$so" | grep -q libasan; then
     echo "sanitize: $so is not instrumented (CFLAGS did not reach the compiler)" >&2
     exit 1
   fi
 done
+if ! ldd "$site"/argstream/*.so | grep -q libubsan; then
+  echo "sanitize: no compiled module has UBSan checks" >&2
+  exit 1
+fi
 
 echo "== the compiled core is in use, under ASan"
 (cd "$work" && "$venv/bin/python" -c "import argstream, sys; assert argstream.BACKEND == 'cython', argstream.BACKEND; print(argstream.__file__)")
