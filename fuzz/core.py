@@ -156,11 +156,16 @@ def lenient(data: bytes) -> None:
     assert whole["repairs"] == chunked["repairs"], (whole["repairs"], chunked["repairs"])
     assert joined([canon(f) for f in whole["fragments"]]) == joined([canon(f) for f in chunked["fragments"]])
     position = chunked["state"][0]
+    # a double-encoded value's own repairs are recorded at the outer quote when the string closes
+    # (docs/lenient.md), so they may follow a later repair of the outer text
+    outer = {pos for kind, pos in chunked["repairs"] if kind == "double_encoded"}
     last = 0
     for kind, pos in chunked["repairs"]:
         assert kind in REPAIR_KINDS, kind
-        assert last <= pos <= position, (chunked["repairs"], position)
-        last = pos
+        assert 0 <= pos <= position, (chunked["repairs"], position)
+        if pos not in outer:
+            assert last <= pos, (chunked["repairs"], position)
+            last = pos
     strict = differential(chunks, {k: v for k, v in options.items() if k != "lenient"})
     if chunked["error"] is None and not chunked["repairs"]:
         # nothing repaired: the strict parser reads the same text the same way
