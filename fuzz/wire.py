@@ -17,7 +17,7 @@ MAX_EVENTS = [1 << 24, 1 << 24, 64, 7]
 # Known defect (tests/test_fuzz_regressions.py::test_wire_line_limit_does_not_depend_on_chunking): a line
 # longer than ``max_event`` is refused only when a chunk boundary falls inside it. Until it is fixed, a
 # disagreement whose only error is that limit is not reported again; remove this when the test passes.
-KNOWN_LINE_LIMIT_DEFECT = True
+KNOWN_LINE_LIMIT_DEFECT = False
 
 
 def decode(chunks: list[Any], max_event: int) -> tuple[list[str], str | None]:

@@ -31,8 +31,6 @@ def decode(chunks: list[bytes], max_event: int) -> tuple[list, str | None]:
     return out, None
 
 
-@pytest.mark.xfail(strict=True, reason="WireDecoder checks max_event only on the unfinished tail: a line "
-                                       "longer than max_event is refused only when a chunk ends inside it")
 @pytest.mark.parametrize(("text", "cuts"), [(b": c\nid: 1\nretry: 5\n\n", (12, 18)), (b'{"a": 12345}\n', (9,))])
 def test_wire_line_limit_does_not_depend_on_chunking(text: bytes, cuts: tuple[int, ...]) -> None:
     """fuzz target ``wire``: a line of 8+ characters with ``max_event=7``. Fed whole it decodes (its

@@ -114,15 +114,15 @@ cdef class SSELane:
             skipped = 0
             if PyUnicode_Tailmatch(text, u"event:", pos, pos + 6, -1) == 1:
                 nl = text.find(u"\n", pos)
-                if nl < 0:
+                if nl < 0 or nl - pos > self.max_event:
                     break
                 skipped = nl + 1 - pos
             start = pos + skipped
             if PyUnicode_Tailmatch(text, u"data: ", start, start + 6, -1) != 1:
                 break
             nl = text.find(u"\n", start)
-            if nl < 0 or nl + 1 >= n or text[nl + 1] != u"\n" or nl - start - 5 > self.max_event:
-                break
+            if nl < 0 or nl + 1 >= n or text[nl + 1] != u"\n" or nl - start > self.max_event:
+                break  # (a line longer than max_event: the pure path raises)
             fit = None
             for template in self.templates:
                 fit = (<EventTemplate>template).read(text, start + 6, nl)

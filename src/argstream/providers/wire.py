@@ -164,7 +164,10 @@ class WireDecoder:
             self._tail, self._tail_size = [], 0
         rest = lines.pop()
         data = self._data
+        limit = self.max_event
         for line in lines:
+            if len(line) > limit:
+                self._too_long()
             if not line:
                 self._line += 1
                 if data:
@@ -194,7 +197,12 @@ class WireDecoder:
                 raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
         return out
 
+    def _too_long(self) -> None:
+        raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+
     def _read(self, line: str, out: list[Any]) -> None:
+        if len(line) > self.max_event:
+            self._too_long()
         self._line += 1
         if self._line == 1 and line[:1] == "\ufeff":
             line = line[1:]  # a byte-order mark opening the stream is no part of it (WHATWG: ignored)
