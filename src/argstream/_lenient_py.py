@@ -143,6 +143,7 @@ class LenientTokenizer(Tokenizer):
         self.repairs: list[Repair] = []
         self.ret = ST_VALUE  # the state a comment or fence returns to
         self.cmt = 0  # 1 after '/', 2 in a line comment, 3 in a block comment, 4 after its '*'
+        self.slash = 0  # where the comment's '/' is
         self.ticks = 0
         self.fence = 0  # 1 opening ticks, 2 the language tag, 3 closing ticks
         self.fenced = False  # an opening fence was read: a closing one may follow the value
@@ -199,6 +200,7 @@ class LenientTokenizer(Tokenizer):
                 self.ret = state
                 self.state = ST_COMMENT
                 self.cmt = 1
+                self.slash = base + i
                 i += 1
                 continue
             if state == ST_AFTER_VALUE:
@@ -334,8 +336,8 @@ class LenientTokenizer(Tokenizer):
                 self.cmt = 2
             elif c == "*":
                 self.cmt = 3
-            else:
-                raise self._fail(ERR_EXPECTING_VALUE, base + i - 1 if i else base + i)
+            else:  # a '/' that starts no comment: the error is at the '/', wherever the chunk ended
+                raise self._fail(ERR_EXPECTING_VALUE, self.slash)
             return i + 1
         if cmt == 2:
             k = text.find("\n", i)
@@ -364,8 +366,8 @@ class LenientTokenizer(Tokenizer):
             if self.fence == 2:  # the language tag, up to its newline
                 j = _FENCE_TAG.match(text, i).end()  # type: ignore[union-attr]
                 self.tag += j - i
-                if self.tag > MAX_FENCE_TAG:
-                    raise self._fail(ERR_EXPECTING_VALUE, base + j)
+                if self.tag > MAX_FENCE_TAG:  # at the first character past the bound, wherever the chunk ended
+                    raise self._fail(ERR_EXPECTING_VALUE, base + j - (self.tag - MAX_FENCE_TAG))
                 if j == n:
                     return n
                 c = text[j]
