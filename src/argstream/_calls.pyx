@@ -297,26 +297,19 @@ cdef class PipelineBase:
     def feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""
         cdef object hit
-        cdef object call
         cdef list out
-        self.count += 1
         if self._chunk is not None:
             hit = self._chunk(item)
             if hit is not None:
-                call = self._calls.get((<tuple>hit)[0])
-                if type(call) is not ArgumentCall:
-                    return self._argument((<tuple>hit)[0], (<tuple>hit)[1])
-                out = (<ArgumentCall>call).push((<tuple>hit)[1])
-                if (<ArgumentCall>call).error is not None or (<ArgumentCall>call).validator is not None:
-                    self._report(call, out)
-                return out
+                return self.take(<tuple>hit)
+        self.count += 1
         out = []
         for event in self._run.feed(item, self.count - 1):
             out += self._feed(event)
         self.over = self._run.over
         return out
 
-    def take(self, tuple hit):
+    cpdef take(self, tuple hit):
         """The stream items of a dominant event the caller recognised itself (see the twin)."""
         cdef object call
         cdef list out

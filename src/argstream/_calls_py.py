@@ -271,18 +271,12 @@ class PipelineBase:
 
     def feed(self, item: Any) -> list[Any]:
         """The stream items of one wire item (see ``StreamPipeline``)."""
-        self.count += 1
         chunk = self._chunk
         if chunk is not None:
             hit = chunk(item)
             if hit is not None:
-                call = self._calls.get(hit[0])
-                if type(call) is not ArgumentCall:
-                    return self._argument(hit[0], hit[1])
-                out = call.push(hit[1])
-                if call.error is not None or call.validator is not None:
-                    self._report(call, out)
-                return out
+                return self.take(hit)
+        self.count += 1
         out = []
         feed = self._feed
         for event in self._run.feed(item, self.count - 1):

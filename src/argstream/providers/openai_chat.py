@@ -288,18 +288,6 @@ def _number(value: Any, name: str) -> int:
     return value
 
 
-def _dict(obj: Any) -> Any:
-    """A wire dict as it is; an SDK (pydantic) object's fields, with the extra ones a server or a proxy
-    added (LiteLLM keeps every field of its choices and deltas there); else ``None``."""
-    if type(obj) is dict:
-        return obj
-    own = getattr(obj, "__dict__", None)
-    extra = getattr(obj, "__pydantic_extra__", None) if own is not None else None
-    if extra and type(extra) is dict:
-        return {**own, **extra} if own else extra
-    return own
-
-
 _PAYLOAD = ("content", "refusal", "tool_calls", "function_call", "reasoning_content", "reasoning", "reasoning_details")
 
 
