@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from _support import one_unit, run
 
-from argstream import ArgumentStreamError, FragmentAggregator, IncompleteJSONError
+from argstream import ArgumentStreamError, FragmentAggregator, IncompleteJSONError, nest
 from argstream.errors import Repair
 
 #: (text, value, [repair kinds]) where json_repair gives the same value
@@ -133,3 +133,39 @@ def test_duplicate_keys_still_caught(make_parser: Any) -> None:
     parser = make_parser(lenient=True, catch_duplicate_keys=True)
     with pytest.raises(DuplicateKeyError):
         parser.push("{a: 1, 'a': 2}")
+
+
+def test_a_compiled_lenient_parser_keeps_at_most_a_bounded_prefix() -> None:
+    """Valid input longer than ``HISTORY_LIMIT``: the twin takes over and the kept chunks are let go, so
+    the parser holds about the limit whatever the input's length; the value is the strict parse's."""
+    import json
+    import tracemalloc
+
+    from argstream import _backend
+
+    if _backend.core is None:
+        pytest.skip("the compiled core is not in use")
+    limit = _backend.core.HISTORY_LIMIT
+    text = json.dumps({"content": "x" * (3 * limit), "n": [1, 2, {"k": None}]})
+    chunks = [text[i:i + 4096] for i in range(0, len(text), 4096)]
+
+    def held() -> int:
+        parser = _backend.IncrementalArgParserC(lenient=True, flat=True)
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for i in range(0, len(text), 4096):
+                parser.push(text[i:i + 4096])  # each chunk made here; its fragments dropped
+            return tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+
+    assert held() < limit + limit // 2  # not the 3 MiB the input holds
+    lenient = _backend.IncrementalArgParserC(lenient=True, flat=True)
+    agg = FragmentAggregator()
+    for chunk in chunks:
+        for path, leaf in lenient.push(chunk):
+            agg.push(nest(path, leaf))
+    for path, leaf in lenient.finish():
+        agg.push(nest(path, leaf))
+    assert agg.value == json.loads(text) and lenient.repairs == []

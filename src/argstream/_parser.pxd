@@ -11,6 +11,7 @@ cdef class IncrementalArgParser:
     cdef object _tok
     cdef bint _lenient  # lenient=True
     cdef list _history  # the chunks so far, while the compiled core reads a valid prefix
+    cdef Py_ssize_t _history_size  # their characters (or bytes): at most HISTORY_LIMIT
     cdef object _twin  # the pure twin's lenient parser, once a repair was needed
     cdef bint _seen  # lenient: the root value's first character arrived
     cdef dict _options

@@ -46,6 +46,9 @@ ctypedef int (*push_t)(object, object, Sink) noexcept
 # The default depths, as in the twin (``_parser_py.MAX_DEPTH`` / ``NESTED_MAX_DEPTH``; a test checks they agree).
 MAX_DEPTH = 512
 NESTED_MAX_DEPTH = 64
+#: lenient: the input the compiled core reads before the first repair is kept for the twin, up to this
+#: many characters (or bytes); past it the twin takes over, so a parser's memory stays bounded
+HISTORY_LIMIT = 1 << 20
 
 
 cdef object argstream_sticky(IncrementalArgParser parser):
@@ -117,7 +120,9 @@ cdef class IncrementalArgParser:
     first failure (a push that raises, a ``finish()`` on a cut-off value) replays them into the
     twin's lenient parser, which goes on from there. On a valid prefix the two agree fragment
     for fragment, so the result is the twin's, at the compiled speed on valid input; the cost
-    is that a lenient parser keeps its input until then. Strict parsers pay one flag test.
+    is that a lenient parser keeps its input until then, up to ``HISTORY_LIMIT`` (1 MiB) of
+    it: past that the twin takes over at once (its speed, bounded memory). Strict parsers pay
+    one flag test.
     """
 
     cdef int _ready(self) except -1:
@@ -190,6 +195,10 @@ cdef class IncrementalArgParser:
                 if isinstance(exc, ArgumentStreamError):
                     exc.fragments = out
                 raise exc
+            if self._lenient:
+                self._history_size += len(chunk)
+                if self._history_size > HISTORY_LIMIT:
+                    self._replay(False)  # the twin reads on from here: the input is kept no longer
             return out
         finally:
             argstream_guard_leave(&self._busy)
