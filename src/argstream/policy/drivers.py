@@ -167,17 +167,13 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
     try:
         try:
             for event in _read(co, iterator):
-                if worker.pending:
-                    worker.collect(block=False)
-                if co._answers:
-                    co.apply_answers()
-                if co.requests:
-                    dispatch()
+                worker.collect(block=False)
+                co.apply_answers()
+                dispatch()
                 if co.cancel_requested:
                     break
                 co.handle(event)
-                if co.requests:
-                    dispatch()
+                dispatch()
                 if co.cancel_requested or co.stream_over:
                     break
         finally:
@@ -253,8 +249,7 @@ async def arun(
             co.stream_failed()
             raise
         co.handle(event)
-        if co._answers or co.requests:
-            dispatch()
+        dispatch()
         return co.stream_over
 
     try:
