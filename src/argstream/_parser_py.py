@@ -6,7 +6,7 @@ from typing import Any
 
 from ._fragment_builder_py import FragmentBuilder
 from ._lenient_py import LenientTokenizer
-from ._tokenizer_py import _PLAIN, _SURROGATE, ST_END, ST_STRING, Tokenizer
+from ._tokenizer_py import _PLAIN, ST_END, ST_STRING, Tokenizer
 from .errors import ArgumentStreamError, concurrent_use
 
 __all__ = ["IncrementalArgParser", "MAX_DEPTH", "NESTED_MAX_DEPTH"]
@@ -126,8 +126,7 @@ class IncrementalArgParser:
                 builder.keys = []
             if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
                 m = _PLAIN.match(chunk)
-                if (m is not None and m.end() == len(chunk)  # the common case: a chunk wholly inside a string
-                        and (chunk.isascii() or not tok.replace_surrogates or _SURROGATE.search(chunk) is None)):
+                if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
                     tok.pos += len(chunk)
                     tok.offset = tok.pos
                     builder.on_string_data(chunk)
