@@ -66,16 +66,7 @@ class RawReader(WireDecoder):
         out: list[Any] = []
         if self.error is None:
             try:
-                text = chunk if type(chunk) is str else self._text(chunk)
-                lane = self._lane
-                if (lane is not None and self._sse and not self._tail and not self._data and not self._cr
-                        and "\r" not in text):  # a chunk of whole events, as a live stream sends them
-                    pos, lines = lane.feed(text, 0, out)
-                    self._line += lines
-                    if pos < len(text):
-                        self._feed_text(text[pos:] if pos else text, out)
-                else:
-                    self._feed_text(text, out)
+                self._feed_text(chunk if type(chunk) is str else self._text(chunk), out)
             except Exception as exc:  # kept: the items before it are passed on first
                 self.error = exc
         return out
