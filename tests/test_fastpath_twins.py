@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pydantic
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -121,9 +122,61 @@ def chat_items() -> st.SearchStrategy:
     return st.one_of(chunk, chunk.map(lambda d: SimpleNamespace(**d)), VALUES)
 
 
-@given(item=chat_items(), text=st.one_of(st.none(), st.text(max_size=3)), finished=st.booleans(),
-       response=st.sampled_from(["r1", ""]), named=st.booleans())
-def test_chat_fast_tests_agree(item: Any, text: Any, finished: bool, response: str, named: bool) -> None:
+class _Model(pydantic.BaseModel):
+    """An SDK object whose fields a proxy put partly in pydantic's extras (as LiteLLM does)."""
+
+    model_config = pydantic.ConfigDict(extra="allow")
+    id: Any = None
+    index: Any = None
+    tool_calls: Any = None
+
+
+class _Own(pydantic.BaseModel):
+    """An SDK object without extras (``extra="ignore"``: ``__pydantic_extra__`` is ``None``)."""
+
+    model_config = pydantic.ConfigDict(extra="ignore")
+    delta: Any = None
+    arguments: Any = None
+
+
+class _Proxy:
+    """An object whose fields come from a ``__dict__`` property: read with ``getattr``, not as a plain instance."""
+
+    def __init__(self, fields: dict) -> None:
+        self._fields = fields
+
+    @property
+    def __dict__(self) -> dict:  # type: ignore[override]
+        return self._fields
+
+
+def _wrap(how: int, value: Any) -> Any:
+    """``value`` (a wire dict, nested) as an SDK object of one of several shapes, chosen by ``how``."""
+    if isinstance(value, list):
+        return [_wrap(how, v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    inner = {k: _wrap(how, v) for k, v in value.items()}
+    if how == 1:
+        return SimpleNamespace(**inner)
+    if how == 2:
+        return _Model(**inner)
+    if how == 3:
+        model = _Own(**{k: v for k, v in inner.items() if k in _Own.model_fields})
+        return model
+    if how == 4:
+        return _Proxy(inner)
+    return inner
+
+
+CHAT_TEXT = st.one_of(st.none(), st.text(max_size=3))
+
+
+@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.integers(0, 4), st.booleans()), min_size=1, max_size=3),
+       finished=st.booleans(), response=st.sampled_from(["r1", ""]), named=st.booleans())
+def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named: bool) -> None:
+    """On a run of items (the last hit's lookups kept between them, forgotten where the general way ran),
+    in any of the shapes SDKs and proxies give."""
     from argstream.providers._common import Slots
 
     seen = []
@@ -137,14 +190,47 @@ def test_chat_fast_tests_agree(item: Any, text: Any, finished: bool, response: s
         adapter._choices = {0: _Choice({0: (0, "call", 0), 1: (0, "call", 9)},
                                        {(0, "call", 0): _Call("fc_1", "f" if named else "")})}
         adapter._response_id, adapter._finished = response, finished
-        got = adapter.chunk(item) if text is None else adapter.chunk(item, text=text)
-        seen.append((got, adapter._choices[0].last_call))
+        adapter._hit = None
+        run = []
+        for item, text, how, general in items:
+            item = _wrap(how, item)
+            run.append((adapter.chunk(item) if text is None else adapter.chunk(item, text=text),
+                        adapter._choices[0].last_call))
+            if general:
+                adapter._hit = None
+        seen.append(run)
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("how", [0, 1, 2, 4])
+def test_chat_fast_test_reads_every_shape(how: int) -> None:
+    """The dominant chunk is taken as a dict, a namespace, a pydantic object with extras, and an object with
+    a ``__dict__`` property; a content field hidden in the extras makes it decline."""
+    from argstream.providers._common import Slots
+
+    chunk = {"id": "r1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}}]}
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        class Adapter(base):  # type: ignore[misc, valid-type]
+            pass
+
+        adapter = Adapter()
+        adapter._slots = Slots()
+        adapter._slots((0, "call", 0))
+        adapter._choices = {0: _Choice({0: (0, "call", 0)}, {(0, "call", 0): _Call("fc_1", "f")})}
+        adapter._response_id, adapter._finished, adapter._hit = "r1", False, None
+        assert adapter.chunk(_wrap(how, chunk)) == (0, "x")
+        assert adapter.chunk(_wrap(how, chunk)) == (0, "x")  # from the kept lookups
+        hidden = {**chunk, "choices": [{**chunk["choices"][0], "delta": {**chunk["choices"][0]["delta"], "content": "hi"}}]}
+        assert adapter.chunk(_wrap(how, hidden)) is None
+        renamed = {**chunk, "choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "id": "fc_2", "function": {"arguments": "x"}}]}}]}
+        assert adapter.chunk(_wrap(how, renamed)) is None  # another call on the same index: the general way
 
 
 def test_each_fast_test_takes_its_dominant_event() -> None:
     chat = {"id": "r1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}}]}
-    test_chat_fast_tests_agree.hypothesis.inner_test(item=chat, text=None, finished=False, response="r1", named=True)
+    test_chat_fast_tests_agree.hypothesis.inner_test(items=[(chat, None, 0, False)], finished=False, response="r1",
+                                                     named=True)
     for base in (_backend.fastpath_c.AnthropicFast, _fastpath_py.AnthropicFast):
         adapter = _anthropic(base, {1: anthropic._TOOL}, False)
         event = {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{"}}

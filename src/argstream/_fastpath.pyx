@@ -9,16 +9,95 @@ changed when it declines.
 """
 
 cimport cython
+from cpython.dict cimport PyDict_Size
+from cpython.ref cimport PyObject
+
+cdef extern from "Python.h":
+    PyObject* PyDict_GetItemWithError(object d, object key) except? NULL
+    object PyObject_GenericGetDict(object o, void* context)
+    object PyObject_GenericGetAttr(object o, object name)
+
+import types as _types
 
 cdef int TOOL = 2  # providers.anthropic._TOOL
 cdef str FUNCTION = u"function_call"  # providers.openai_responses._FUNCTION
+cdef str EXTRA = u"__pydantic_extra__"
+
+#: How each type met so far keeps its fields: ``OTHER`` (read with ``getattr``, as the twin does),
+#: ``OWN`` (an ordinary instance ``__dict__`` and no custom attribute lookup), ``OWN_EXTRA`` (that,
+#: and pydantic's ``__pydantic_extra__`` slot). Decided once per type: reading ``__dict__`` and the
+#: extras through ``getattr`` goes through pydantic's ``__getattr__`` hook, ~100 ns each.
+cdef enum:
+    OTHER = 0
+    OWN = 1
+    OWN_EXTRA = 2
+cdef dict KINDS = {}
+cdef Py_ssize_t KINDS_MAX = 512  # a stream of ever new types falls back to getattr, never grows this
+#: The last types met and their kinds, looked up by pointer before ``KINDS`` (a stream meets a
+#: handful of types; each lives in ``KINDS`` as long as it sits here).
+cdef enum:
+    RECENT = 8
+cdef PyObject* recent_types[RECENT]
+cdef int recent_kinds[RECENT]
+cdef int recent_next = 0
+
+
+cdef inline int kind_of(type t) except -1:
+    """How instances of ``t`` are read (see ``KINDS``), decided from the type alone."""
+    cdef int i
+    for i in range(RECENT):
+        if recent_types[i] == <PyObject*>t:
+            return recent_kinds[i]
+    return kind_of_slow(t)
+
+
+cdef int kind_of_slow(type t) except -1:
+    global recent_next
+    cdef PyObject* known = PyDict_GetItemWithError(KINDS, t)
+    cdef int kind
+    if known != NULL:
+        kind = <int><object>known
+        recent_types[recent_next] = <PyObject*>t
+        recent_kinds[recent_next] = kind
+        recent_next = (recent_next + 1) % RECENT
+        return kind
+    kind = OTHER
+    if t.__getattribute__ is object.__getattribute__:
+        for klass in t.__mro__:
+            if u"__dict__" in klass.__dict__:
+                if type(klass.__dict__[u"__dict__"]) is _types.GetSetDescriptorType:
+                    kind = OWN
+                break
+        if kind == OWN:
+            for klass in t.__mro__:
+                if EXTRA in klass.__dict__:
+                    if type(klass.__dict__[EXTRA]) is _types.MemberDescriptorType:
+                        kind = OWN_EXTRA
+                    break
+    if PyDict_Size(KINDS) < KINDS_MAX:
+        KINDS[t] = kind  # kept alive here, so a pointer in recent_types never dangles
+        recent_types[recent_next] = <PyObject*>t
+        recent_kinds[recent_next] = kind
+        recent_next = (recent_next + 1) % RECENT
+    return kind
+
+
+cdef inline object own_fields(object item, int kind):
+    """``item.__dict__`` for a type of kind ``OWN`` / ``OWN_EXTRA`` (``None`` when it has none)."""
+    try:
+        return PyObject_GenericGetDict(item, NULL)
+    except AttributeError:
+        return None
 
 
 cdef inline object as_dict(object item):
     """A wire dict as it is, an SDK object's fields (``__dict__``), else ``None``."""
     if type(item) is dict:
         return item
-    d = getattr(item, "__dict__", None)
+    if kind_of(type(item)) != OTHER:
+        d = own_fields(item, OWN)
+    else:
+        d = getattr(item, "__dict__", None)
     return d if type(d) is dict else None
 
 
@@ -86,72 +165,128 @@ cdef tuple PAYLOAD = (u"content", u"refusal", u"tool_calls", u"function_call", u
 
 
 cdef inline object fields(object obj):
-    """A wire dict as it is; an SDK (pydantic) object's fields with its extra ones; else ``None``."""
+    """A wire dict as it is; an SDK (pydantic) object's fields, or ``(fields, extra)`` when it has
+    both (read with ``get``, ``count`` and ``payload``: the twin merges the two, one dict per object
+    is what this saves); else ``None``."""
+    cdef int kind
     if type(obj) is dict:
         return obj
-    own = getattr(obj, "__dict__", None)
-    extra = getattr(obj, "__pydantic_extra__", None) if own is not None else None
+    kind = kind_of(type(obj))
+    if kind == OTHER:
+        own = getattr(obj, "__dict__", None)
+        extra = getattr(obj, EXTRA, None) if own is not None else None
+    else:
+        own = own_fields(obj, kind)
+        extra = None
+        if kind == OWN_EXTRA and own is not None:
+            try:
+                extra = PyObject_GenericGetAttr(obj, EXTRA)
+            except AttributeError:
+                pass
     if extra and type(extra) is dict:
-        return {**own, **extra} if own else extra
+        if not own:
+            return extra
+        return (own, extra) if type(own) is dict else {**own, **extra}
     return own
 
 
+cdef inline bint is_view(object view):
+    """Whether ``view`` (from ``fields``) is a mapping this module reads."""
+    return type(view) is dict or type(view) is tuple
+
+
+cdef inline object get(object view, str key):
+    """``view[key]`` or ``None``, for a view of ``fields`` (a dict, or fields with their extras)."""
+    cdef PyObject* found
+    if type(view) is dict:
+        found = PyDict_GetItemWithError(view, key)
+    else:
+        found = PyDict_GetItemWithError((<tuple>view)[0], key)
+        if found == NULL:
+            found = PyDict_GetItemWithError((<tuple>view)[1], key)
+    return <object>found if found != NULL else None
+
+
+cdef inline bint payload_besides_calls(dict d):
+    """Whether ``d`` holds a non-empty content field (``PAYLOAD``) besides ``tool_calls``."""
+    for name, value in d.items():
+        if value and name in PAYLOAD and name != u"tool_calls":
+            return True
+    return False
+
+
 cdef class ChatFast:
-    """The state ``chunk`` reads: the response id, whether it finished, its choices and call slots."""
+    """The state ``chunk`` reads: the response id, whether it finished, its choices and call slots,
+    and ``_hit``: what the last hit resolved (its choice state, choice number, entry index, call key,
+    call id, whether the call is named, slot), valid until the adapter's general way runs (``feed``
+    and ``end`` set it to ``None``), so that a run of argument deltas of one call skips the lookups
+    of its state."""
     cdef public dict _choices
     cdef public object _slots
     cdef public object _response_id
     cdef public bint _finished
+    cdef public object _hit
 
     def chunk(self, item, text=None):
         """See ``_fastpath_py.ChatFast.chunk``."""
-        cdef object d = as_dict(item)
+        cdef object d = fields(item)
         cdef object choices, response_id, choice, number, state, delta, entries, entry, index, key, call
-        cdef object call_id, function, arguments, slot, name, value
-        if d is None or self._finished:
+        cdef object call_id, function, arguments, slot, hit
+        if not is_view(d) or self._finished:
             return None
-        choices = (<dict>d).get(u"choices")
-        if (type(choices) is not list or len(<list>choices) != 1 or (<dict>d).get(u"usage") is not None
-                or (<dict>d).get(u"error") is not None or (<dict>d).get(u"type") is not None):
+        choices = get(d, u"choices")
+        if (type(choices) is not list or len(<list>choices) != 1 or get(d, u"usage") is not None
+                or get(d, u"error") is not None or get(d, u"type") is not None):
             return None
-        response_id = (<dict>d).get(u"id")
+        response_id = get(d, u"id")
         if response_id and response_id != self._response_id:
             return None
         choice = fields((<list>choices)[0])
-        if type(choice) is not dict or (<dict>choice).get(u"finish_reason") is not None:
+        if not is_view(choice) or get(choice, u"finish_reason") is not None:
             return None
-        number = (<dict>choice).get(u"index")
+        number = get(choice, u"index")
         if number is None:
             number = 0
         elif type(number) is not int:
             return None
-        state = self._choices.get(number) if self._choices is not None else None
-        delta = fields((<dict>choice).get(u"delta"))
-        if state is None or type(delta) is not dict:
+        delta = fields(get(choice, u"delta"))
+        if not is_view(delta):
             return None
-        entries = (<dict>delta).get(u"tool_calls")
+        entries = get(delta, u"tool_calls")
         if type(entries) is not list or len(<list>entries) != 1:
             return None
-        if len(<dict>delta) != 1:
-            for name, value in (<dict>delta).items():
-                if value and name in PAYLOAD and name != u"tool_calls":
-                    return None
-        entry = fields((<list>entries)[0])
-        if type(entry) is not dict:
+        if type(delta) is dict:
+            if len(<dict>delta) != 1 and payload_besides_calls(<dict>delta):
+                return None
+        elif payload_besides_calls(<dict>(<tuple>delta)[0]) or payload_besides_calls(<dict>(<tuple>delta)[1]):
             return None
-        index = (<dict>entry).get(u"index")
-        key = state.current.get(index) if type(index) is int else None
+        entry = fields((<list>entries)[0])
+        if not is_view(entry):
+            return None
+        index = get(entry, u"index")
+        if type(index) is not int:
+            return None
+        call_id = get(entry, u"id")
+        function = fields(get(entry, u"function"))
+        if not is_view(function):
+            return None
+        arguments = get(function, u"arguments") if text is None else text
+        if type(arguments) is not str or not arguments:
+            return None
+        hit = self._hit
+        if hit is not None and (<tuple>hit)[1] == number and (<tuple>hit)[2] == index:
+            if (call_id and call_id != (<tuple>hit)[4]) or (get(function, u"name") and not (<tuple>hit)[5]):
+                return None
+            return (<tuple>hit)[6], arguments
+        state = self._choices.get(number) if self._choices is not None else None
+        key = state.current.get(index) if state is not None else None
         if key is None:
             return None
         call = state.calls.get(key)
-        call_id = (<dict>entry).get(u"id")
-        function = fields((<dict>entry).get(u"function"))
-        if call is None or (call_id and call_id != call.id) or type(function) is not dict or (
-                (<dict>function).get(u"name") and not call.name):
-            return None
-        arguments = (<dict>function).get(u"arguments") if text is None else text
         slot = self._slots._map.get(key)  # Slots.get, without its Python frame
-        if type(arguments) is not str or not arguments or slot is None:
+        if call is None or slot is None or (call_id and call_id != call.id) or (
+                get(function, u"name") and not call.name):
             return None
+        self._hit = (state, number, index, key, call.id, bool(call.name), slot)
         state.last_call = key
         return slot, arguments

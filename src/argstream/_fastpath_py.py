@@ -105,19 +105,24 @@ def fields(obj: Any) -> Any:
 
 
 class ChatFast:
-    """The state ``chunk`` reads: the response id, whether it finished, its choices and call slots."""
+    """The state ``chunk`` reads: the response id, whether it finished, its choices and call slots,
+    and ``_hit``: what the last hit resolved (its choice state, choice number, entry index, call key,
+    call id, whether the call is named, slot), valid until the adapter's general way runs (``feed``
+    and ``end`` set it to ``None``), so that a run of argument deltas of one call skips the lookups
+    of its state."""
 
     __slots__ = ()
     _choices: dict[int, Any]
     _slots: Any
     _response_id: Any
     _finished: bool
+    _hit: Any = None
 
     def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, arguments)`` of a chunk whose only payload is one ``tool_calls`` entry continuing a
         known call (no new id or name), else ``None``."""
-        d = _as_dict(item)
-        if d is None or self._finished:
+        d = fields(item)
+        if type(d) is not dict or self._finished:
             return None
         choices = d.get("choices")
         if (type(choices) is not list or len(choices) != 1 or d.get("usage") is not None
@@ -134,9 +139,8 @@ class ChatFast:
             number = 0
         elif type(number) is not int:
             return None
-        state = self._choices.get(number) if self._choices is not None else None
         delta = fields(choice.get("delta"))
-        if state is None or type(delta) is not dict:
+        if type(delta) is not dict:
             return None
         entries = delta.get("tool_calls")
         if type(entries) is not list or len(entries) != 1:
@@ -149,18 +153,29 @@ class ChatFast:
         if type(entry) is not dict:
             return None
         index = entry.get("index")
-        key = state.current.get(index) if type(index) is int else None
+        if type(index) is not int:
+            return None
+        call_id = entry.get("id")
+        function = fields(entry.get("function"))
+        if type(function) is not dict:
+            return None
+        arguments = function.get("arguments") if text is None else text
+        if type(arguments) is not str or not arguments:
+            return None
+        hit = self._hit
+        if hit is not None and hit[1] == number and hit[2] == index:
+            if (call_id and call_id != hit[4]) or (function.get("name") and not hit[5]):
+                return None
+            return hit[6], arguments
+        state = self._choices.get(number) if self._choices is not None else None
+        key = state.current.get(index) if state is not None else None
         if key is None:
             return None
         call = state.calls.get(key)
-        call_id = entry.get("id")
-        function = fields(entry.get("function"))
-        if call is None or (call_id and call_id != call.id) or type(function) is not dict or (
+        slot = self._slots._map.get(key)  # Slots.get, without its Python frame
+        if call is None or slot is None or (call_id and call_id != call.id) or (
                 function.get("name") and not call.name):
             return None
-        arguments = function.get("arguments") if text is None else text
-        slot = self._slots._map.get(key)  # Slots.get, without its Python frame
-        if type(arguments) is not str or not arguments or slot is None:
-            return None
+        self._hit = (state, number, index, key, call.id, bool(call.name), slot)
         state.last_call = key
         return slot, arguments

@@ -119,6 +119,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         self._choices: dict[int, _Choice] = {}
         self._response_id = ""
         self._finished = False
+        self._hit = None
         self._tool_calls = False
         self._usage: Any = None
         self._clean_end = False  # the last item was a usage-only chunk or [DONE]
@@ -130,6 +131,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         ``IncompleteJSONError``) and it finishes as if ``stop`` had come: ``TOOL_USE`` when it holds
         tool calls, else ``COMPLETED``, with ``stop_reason`` ``None`` in the metadata. Any other end
         before a ``finish_reason`` is a cut-off stream (the driver's ``Finished(ERROR)``)."""
+        self._hit = None
         if self._finished or not self._choices or not self._clean_end:
             return []
         out: list[Event] = []
@@ -145,6 +147,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         return out
 
     def feed(self, item: Any) -> list[Event]:
+        self._hit = None  # the general way may change what the last hit resolved
         if isinstance(item, str):  # a raw "[DONE]" sentinel: the server ended the stream
             self._clean_end = item.strip() == "[DONE]"
             return []
