@@ -19,6 +19,7 @@ item with those values at those places, and to nothing else.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -114,8 +115,7 @@ def learn(data: str, item: Any, text_path: Sequence[Any], free: Sequence[str] = 
 def _token(data: str, key: str, kind: int) -> tuple[int, int] | None:
     """The span of the value of ``key`` in ``data`` (a string's content without its quotes), when
     ``"key":`` occurs exactly once and its value is a token of that kind."""
-    marker = re.compile(re.escape(json.dumps(key)) + r"[ \t\r\n]*:[ \t\r\n]*")
-    matches = list(marker.finditer(data))
+    matches = list(_marker(key).finditer(data))
     if len(matches) != 1:
         return None
     pos = matches[0].end()
@@ -132,6 +132,12 @@ def _token(data: str, key: str, kind: int) -> tuple[int, int] | None:
     except ValueError:
         return None
     return pos + 1, end - 1
+
+
+@functools.lru_cache(maxsize=64)
+def _marker(key: str) -> re.Pattern[str]:
+    """``"key":`` with any JSON whitespace around the colon (the adapters' few keys: compiled once)."""
+    return re.compile(re.escape(json.dumps(key)) + r"[ \t\r\n]*:[ \t\r\n]*")
 
 
 def _holes_where_read(data: str, item: Any, holes: list[tuple[Any, ...]]) -> bool:
@@ -156,6 +162,15 @@ def _holes_where_read(data: str, item: Any, holes: list[tuple[Any, ...]]) -> boo
     return _same(other, item)
 
 
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality with types compared (``1`` is not ``true`` nor ``1.0``): their JSON texts, written
+    back in C, are equal (key order included, which two decodings of one skeleton share)."""
+    try:
+        return json.dumps(a, check_circular=False) == json.dumps(b, check_circular=False)
+    except (ValueError, RecursionError):
+        return False
+
+
 def _at(value: Any, path: Sequence[Any]) -> Any:
     for step in path:
         if type(value) is dict and type(step) is str:
@@ -171,17 +186,6 @@ def _put(value: Any, path: Sequence[Any], new: Any) -> None:
     for step in path[:-1]:
         value = value[step]
     value[path[-1]] = new
-
-
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality with types compared (``1`` is not ``true``, ``1`` is not ``1.0``)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
-    if type(a) is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return bool(a == b) or (a != a and b != b)
 
 
 #: the compiled twin when the compiled core runs (``argstream._raw``), else this module's class
