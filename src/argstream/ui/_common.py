@@ -11,7 +11,6 @@ from ._argtext import ArgumentText
 __all__ = ["AsyncOver", "Call", "Ids", "new_id"]
 
 
-
 def new_id(kind: str) -> str:
     """A fresh id (``msg-...``, ``run-...``): unguessable, since approval ids built on it act as capabilities."""
     return f"{kind}-{secrets.token_urlsafe(12)}"
@@ -20,7 +19,8 @@ def new_id(kind: str) -> str:
 class Call:
     """One tool call of the response, as an encoder sees it."""
 
-    __slots__ = ("id", "name", "index", "text", "closed", "parameters", "path", "path_list")
+    __slots__ = ("id", "name", "index", "text", "closed", "parameters", "path", "path_list", "frame_head",
+                 "frame_path", "frame_mid")
 
     def __init__(self, call_id: str, name: str, index: int) -> None:
         self.id = call_id  # the id sent to the page (the provider's, unless missing or repeated)
@@ -31,6 +31,9 @@ class Call:
         self.parameters: dict[str, Any] = {}  # top-level parameters complete so far
         self.path: Any = None  # the last fragment's path, and it as a list (shared by a string's pieces)
         self.path_list: list[Any] = []
+        self.frame_head = ""  # the SSE text before an argument delta's JSON (see the encoders' progress_frames)
+        self.frame_path: Any = None  # the path frame_mid was written for, and the text between delta and piece
+        self.frame_mid = ""
 
 
 class Ids:
