@@ -219,8 +219,11 @@ class AgUiEncoder:
         delta = {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_basestring(piece)[1:-1]}
         if not self.fragments:
             return [delta]
+        path = item.path
+        if path is not call.path:  # the pieces of one string share their path: one list for them all
+            call.path, call.path_list = path, list(path)
         return [delta, {"type": "CUSTOM", "name": "argstream.fragment",
-                        "value": {"toolCallId": call_id, "path": list(item.path), "text": piece}}]
+                        "value": {"toolCallId": call_id, "path": call.path_list, "text": piece}}]
 
     def progress_frames(self, item: ToolCallArgumentProgress) -> bytes:
         """The SSE frames of ``progress(item)``; the common case written from text kept per call and path,
