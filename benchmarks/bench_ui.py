@@ -7,7 +7,7 @@ the same decoded wire dicts:
 - ``iter_tool_stream``: the items alone (the floor);
 - ``ai_sdk``, ``ai_sdk-lean`` (``fragments=False``), ``ai_sdk-sse`` (framed to SSE bytes): the AI SDK
   UI chunks of those items;
-- ``ag_ui``, ``ag_ui-sse``: the AG-UI events;
+- ``ag_ui``, ``ag_ui-sse``: the AG-UI events (``-lean``: ``fragments=False``);
 - ``encode-only ...``: the encoders alone over the items collected once: the cost they add on top
   of ``iter_tool_stream`` (a difference of two pipeline timings drowns in noise on shared cores);
 - ``pydantic-ai-vercel`` / ``pydantic-ai-ag-ui``: pydantic-ai's own adapters
@@ -91,6 +91,14 @@ def encode_ag_ui_sse() -> list[bytes]:
     return list(ag_ui_sse(ag_ui_events(ITEMS)))
 
 
+def encode_ag_ui_lean() -> list[Any]:
+    return list(ag_ui_events(ITEMS, fragments=False))
+
+
+def encode_ag_ui_lean_sse() -> list[bytes]:
+    return list(ag_ui_sse(ag_ui_events(ITEMS, fragments=False)))
+
+
 def encode_ag_ui() -> list[Any]:
     return list(ag_ui_events(ITEMS))
 
@@ -141,9 +149,12 @@ def check() -> None:
     assert joined(run_ai_sdk(), "inputTextDelta") == ARGUMENTS
     assert joined(run_ai_sdk_lean(), "inputTextDelta") == ARGUMENTS
     assert joined(run_ag_ui(), "delta") == ARGUMENTS
-    frames = run_ai_sdk_sse()
-    assert frames[-1] == b"data: [DONE]\n\n"
-    assert joined([json.loads(f[6:]) for f in frames[:-1]], "inputTextDelta") == ARGUMENTS
+    for frames, key in ((run_ai_sdk_sse(), "inputTextDelta"), (run_ag_ui_sse(), "delta")):
+        events = b"".join(frames).decode("ascii").split("\n\n")  # an argument delta's frames come as one write
+        assert events.pop() == ""
+        if key == "inputTextDelta":
+            assert events.pop() == "data: [DONE]"
+        assert joined([json.loads(e.removeprefix("data: ")) for e in events], key) == ARGUMENTS
 
 
 CASES = {
@@ -159,6 +170,8 @@ CASES = {
     "encode-only ai_sdk-lean-sse": encode_ai_sdk_lean_sse,
     "encode-only ag_ui": encode_ag_ui,
     "encode-only ag_ui-sse": encode_ag_ui_sse,
+    "encode-only ag_ui-lean": encode_ag_ui_lean,
+    "encode-only ag_ui-lean-sse": encode_ag_ui_lean_sse,
 }
 if PYDANTIC_AI_EVENTS is not None:
     CASES["pydantic-ai-vercel"] = lambda: run_pydantic_ai("vercel")

@@ -98,10 +98,8 @@ def _chunks(encoder: Any, items: Iterable[Any], on_error: Callable[[BaseExceptio
     try:
         for item in items:
             encoding = True
-            if type(item) is Progress:
-                yield from progress(item)
-            else:
-                yield from encode(item)
+            for chunk in progress(item) if type(item) is Progress else encode(item):
+                yield chunk
             encoding = False
     except Exception as exc:
         if encoding:
