@@ -8,7 +8,7 @@ from typing import Any
 from ..events import FinishReason
 from ._argtext import ArgumentText
 
-__all__ = ["AsyncOver", "Call", "Ids", "new_id"]
+__all__ = ["Call", "Ids", "new_id"]
 
 
 def new_id(kind: str) -> str:
@@ -101,18 +101,3 @@ def stream_error_text(metadata: Any) -> str:
     error = metadata.get("error") if hasattr(metadata, "get") else None
     message = error.get("message") if isinstance(error, dict) else None
     return f"the model's response failed: {message}" if isinstance(message, str) else "the model's response failed"
-
-
-class AsyncOver:
-    """A plain iterator read as an async one."""
-
-    __slots__ = ("_iterator",)
-
-    def __init__(self, iterator: Any) -> None:
-        self._iterator = iterator
-
-    async def __anext__(self) -> Any:
-        try:
-            return next(self._iterator)
-        except StopIteration:
-            raise StopAsyncIteration from None

@@ -14,11 +14,10 @@ An encoder here has ``start()``, ``encode(item)``, ``progress(item)`` (``encode`
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 from ..events import ToolCallArgumentProgress
-from ._common import AsyncOver
 from ._jsontext import frame
 
 __all__ = ["AsyncEncoded", "Encoded"]
@@ -72,7 +71,10 @@ class AsyncEncoded:
 
     def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
         if self._chunks is None:
-            self._chunks = _achunks(self.encoder, self._items, self._on_error)
+            if hasattr(self._items, "__aiter__"):
+                self._chunks = _achunks(self.encoder, self._items, self._on_error)
+            else:  # plain items: the sync loop, read without an await per item
+                self._chunks = _aover(_chunks(self.encoder, self._items, self._on_error))
         return self._chunks
 
     async def __anext__(self) -> dict[str, Any]:
@@ -86,8 +88,10 @@ class AsyncEncoded:
         """The SSE frames of the chunks (then ``end``); the chunks left, if some were already read."""
         if self._chunks is not None:
             return _aframe_each(self._chunks, end)
-        self._chunks = _anothing()
-        return _aframes(self.encoder, self._items, self._on_error, end)
+        self._chunks = _aover(iter(()))
+        if hasattr(self._items, "__aiter__"):
+            return _aframes(self.encoder, self._items, self._on_error, end)
+        return _aover(_frames(self.encoder, self._items, self._on_error, end))
 
 
 def _chunks(encoder: Any, items: Iterable[Any], on_error: Callable[[BaseException], str]) -> Iterator[dict[str, Any]]:
@@ -146,16 +150,13 @@ def _frame_each(chunks: Iterable[dict[str, Any]], end: bytes | None) -> Iterator
         yield end
 
 
-def _aiter(items: Any) -> Any:
-    return items.__aiter__() if hasattr(items, "__aiter__") else AsyncOver(iter(items))
-
-
-async def _achunks(encoder: Any, items: Any, on_error: Callable[[BaseException], str]) -> AsyncIterator[dict[str, Any]]:
+async def _achunks(encoder: Any, items: AsyncIterable[Any],
+                   on_error: Callable[[BaseException], str]) -> AsyncIterator[dict[str, Any]]:
     for chunk in encoder.start():
         yield chunk
     encode = encoder.encode
     progress = encoder.progress
-    iterator = _aiter(items)
+    iterator = items.__aiter__()
     while True:
         try:
             item = await iterator.__anext__()
@@ -172,13 +173,13 @@ async def _achunks(encoder: Any, items: Any, on_error: Callable[[BaseException],
         yield chunk
 
 
-async def _aframes(encoder: Any, items: Any, on_error: Callable[[BaseException], str],
+async def _aframes(encoder: Any, items: AsyncIterable[Any], on_error: Callable[[BaseException], str],
                    end: bytes | None) -> AsyncIterator[bytes]:
     for chunk in encoder.start():
         yield frame(chunk)
     encode = encoder.encode
     progress_frames = encoder.progress_frames
-    iterator = _aiter(items)
+    iterator = items.__aiter__()
     while True:
         try:
             item = await iterator.__anext__()
@@ -209,6 +210,6 @@ async def _aframe_each(chunks: AsyncIterator[dict[str, Any]], end: bytes | None)
         yield end
 
 
-async def _anothing() -> AsyncIterator[dict[str, Any]]:
-    return
-    yield
+async def _aover(iterator: Iterator[Any]) -> AsyncIterator[Any]:
+    for value in iterator:
+        yield value

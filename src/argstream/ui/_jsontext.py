@@ -22,7 +22,7 @@ _generic = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",",
 
 def _reused_encoder() -> Callable[[Any], str] | None:
     """The C encoder, built once; ``None`` where the json module has none (PyPy) or takes other arguments."""
-    make = json.encoder.c_make_encoder
+    make = getattr(json.encoder, "c_make_encoder", None)  # not in the typeshed stubs
     if make is None:
         return None
     try:

@@ -191,7 +191,8 @@ class AiSdkEncoder:
         piece = leaf.text
         head = call.frame_head
         if not head:
-            head = call.frame_head = 'data: {"type":"tool-input-delta","toolCallId":' + quote(call.id) + ',"inputTextDelta":'
+            head = call.frame_head = ('data: {"type":"tool-input-delta","toolCallId":' + quote(call.id)
+                                      + ',"inputTextDelta":')
         delta = quote(encode_basestring(piece)[1:-1])
         if not self.fragments:
             return (head + delta + "}\n\n").encode("ascii")
