@@ -135,3 +135,39 @@ def test_async_frames_equal_the_sync_ones() -> None:
     assert asyncio.run(collect(ai_sdk_sse(aai_sdk_chunks(items, message_id="m")))) == sync
     sync = b"".join(ag_ui_sse(ag_ui_events(items, thread_id="t", run_id="r")))
     assert asyncio.run(collect(ag_ui_sse(aag_ui_events(source(), thread_id="t", run_id="r")))) == sync
+
+    async def rest() -> tuple[Any, bytes]:
+        chunks = aai_sdk_chunks(source(), message_id="m")
+        first = await chunks.__anext__()
+        return first, await collect(ai_sdk_sse(chunks))
+
+    first, frames = asyncio.run(rest())
+    assert first == {"type": "start", "messageId": "m"}
+    assert frames == reference_frames(list(ai_sdk_chunks(items, message_id="m"))[1:], b"data: [DONE]\n\n")
+
+
+def test_a_source_that_raises_frames_alike_sync_async_and_as_chunks() -> None:
+    items = list(iter_tool_stream(anthropic_wire(['{"path": "a', '<b>', '.py"}'])))[:-3]
+
+    def plain() -> Any:
+        yield from items
+        raise ConnectionError("secret request details")
+
+    async def source() -> Any:
+        for one in plain():
+            yield one
+
+    async def collect(frames: Any) -> list[Any]:
+        return [f async for f in frames]
+
+    for encode, frame_all, end, options in ((ai_sdk_chunks, ai_sdk_sse, b"data: [DONE]\n\n", {"message_id": "m"}),
+                                            (ag_ui_events, ag_ui_sse, None, {"thread_id": "t", "run_id": "r"})):
+        chunks = list(encode(plain(), **options))
+        assert chunks[-1]["type"] in ("finish", "RUN_ERROR") and b"secret" not in reference_frames(chunks, None)
+        expected = reference_frames(chunks, end)
+        assert b"".join(frame_all(encode(plain(), **options))) == expected
+        twin = aai_sdk_chunks if encode is ai_sdk_chunks else aag_ui_events
+        assert asyncio.run(collect(twin(source(), **options))) == chunks
+        assert asyncio.run(collect(twin(plain(), **options))) == chunks
+        assert b"".join(asyncio.run(collect(frame_all(twin(source(), **options))))) == expected
+        assert b"".join(asyncio.run(collect(frame_all(twin(plain(), **options))))) == expected
