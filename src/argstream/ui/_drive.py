@@ -156,18 +156,18 @@ async def _achunks(encoder: Any, items: AsyncIterable[Any],
         yield chunk
     encode = encoder.encode
     progress = encoder.progress
-    iterator = items.__aiter__()
-    while True:
-        try:
-            item = await iterator.__anext__()
-        except StopAsyncIteration:
-            break
-        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-            log.exception("the item stream raised")
-            for chunk in encoder.error(on_error(exc)):
+    encoding = False
+    try:
+        async for item in items:
+            encoding = True
+            for chunk in progress(item) if type(item) is Progress else encode(item):
                 yield chunk
-            break
-        for chunk in progress(item) if type(item) is Progress else encode(item):
+            encoding = False
+    except Exception as exc:
+        if encoding:
+            raise
+        log.exception("the item stream raised")
+        for chunk in encoder.error(on_error(exc)):
             yield chunk
     for chunk in encoder.finish():
         yield chunk
@@ -179,24 +179,24 @@ async def _aframes(encoder: Any, items: AsyncIterable[Any], on_error: Callable[[
         yield frame(chunk)
     encode = encoder.encode
     progress_frames = encoder.progress_frames
-    iterator = items.__aiter__()
-    while True:
-        try:
-            item = await iterator.__anext__()
-        except StopAsyncIteration:
-            break
-        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-            log.exception("the item stream raised")
-            for chunk in encoder.error(on_error(exc)):
-                yield frame(chunk)
-            break
-        if type(item) is Progress:
-            data = progress_frames(item)
-            if data:
-                yield data
-        else:
-            for chunk in encode(item):
-                yield frame(chunk)
+    encoding = False
+    try:
+        async for item in items:
+            encoding = True
+            if type(item) is Progress:
+                data = progress_frames(item)
+                if data:
+                    yield data
+            else:
+                for chunk in encode(item):
+                    yield frame(chunk)
+            encoding = False
+    except Exception as exc:
+        if encoding:
+            raise
+        log.exception("the item stream raised")
+        for chunk in encoder.error(on_error(exc)):
+            yield frame(chunk)
     for chunk in encoder.finish():
         yield frame(chunk)
     if end is not None:
