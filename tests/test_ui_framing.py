@@ -102,9 +102,13 @@ def test_quote_and_json_text_are_json_dumps(text: str) -> None:
     assert sse_event(value) == reference_frames([value], None)
 
 
-def test_non_finite_floats_are_refused() -> None:
+def test_non_finite_floats_and_cycles_are_refused() -> None:
     with pytest.raises(ValueError):
         sse_event({"x": float("inf")})
+    cycle: dict[str, Any] = {}
+    cycle["self"] = cycle
+    with pytest.raises(RecursionError):
+        sse_event(cycle)
 
 
 def test_frames_of_chunks_already_read_are_the_rest() -> None:

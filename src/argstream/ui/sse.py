@@ -2,7 +2,9 @@
 
 Each dict becomes one ``data: <json>\\n\\n`` event. The JSON is ASCII-only (``ensure_ascii``): a
 lone surrogate in model text, which UTF-8 cannot encode, travels as its ``\\udXXX`` escape, and
-U+2028 / U+2029 never reach a parser raw. The AI SDK stream ends with ``data: [DONE]``.
+U+2028 / U+2029 never reach a parser raw. The AI SDK stream ends with ``data: [DONE]``. Given the
+encoders' own output, the framers let the encoder write the frames (an argument string's piece: its
+two events as one write); the bytes are those of framing each dict.
 
 With Starlette or FastAPI::
 
@@ -43,6 +45,7 @@ def sse_event(data: Any) -> bytes:
 
     Raises:
         ValueError: ``data`` holds a non-finite float (the encoders never put one in).
+        RecursionError: ``data`` holds itself (the cycle check is left out: the encoders' chunks are trees).
     """
     return frame(data)
 
