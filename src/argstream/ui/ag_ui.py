@@ -220,7 +220,7 @@ class AgUiEncoder:
         if not self.fragments:
             return [delta]
         path = item.path
-        if path is not call.path:  # the pieces of one string share their path: one list for them all
+        if path is not call.path and path != call.path:  # a string's pieces: one list for them all
             call.path, call.path_list = path, list(path)
         return [delta, {"type": "CUSTOM", "name": "argstream.fragment",
                         "value": {"toolCallId": call_id, "path": call.path_list, "text": piece}}]
@@ -241,7 +241,7 @@ class AgUiEncoder:
         if not self.fragments:
             return (head + delta + "}\n\n").encode("ascii")
         path = item.path
-        if path is not call.frame_path:
+        if path is not call.frame_path and path != call.frame_path:
             call.frame_path = path
             call.frame_mid = ('}\n\ndata: {"type":"CUSTOM","name":"argstream.fragment","value":{"toolCallId":'
                               + quote(call.id) + ',"path":' + json_text(list(path)) + ',"text":')

@@ -175,7 +175,7 @@ class AiSdkEncoder:
         if not self.fragments:
             return [delta]
         path = item.path
-        if path is not call.path:
+        if path is not call.path and path != call.path:  # a string's pieces: one list for them all
             call.path, call.path_list = path, list(path)
         return [delta, {"type": "data-argstream-fragment",
                         "data": {"toolCallId": call_id, "path": call.path_list, "text": piece}, "transient": True}]
@@ -197,7 +197,7 @@ class AiSdkEncoder:
         if not self.fragments:
             return (head + delta + "}\n\n").encode("ascii")
         path = item.path
-        if path is not call.frame_path:
+        if path is not call.frame_path and path != call.frame_path:
             call.frame_path = path
             call.frame_mid = ('}\n\ndata: {"type":"data-argstream-fragment","data":{"toolCallId":' + quote(call.id)
                               + ',"path":' + json_text(list(path)) + ',"text":')
