@@ -7,9 +7,10 @@ the same decoded wire dicts:
 - ``iter_tool_stream``: the items alone (the floor);
 - ``ai_sdk``, ``ai_sdk-lean`` (``fragments=False``), ``ai_sdk-sse`` (framed to SSE bytes): the AI SDK
   UI chunks of those items;
-- ``ag_ui``, ``ag_ui-sse``: the AG-UI events;
+- ``ag_ui``, ``ag_ui-sse``: the AG-UI events (``-lean``: ``fragments=False``);
 - ``encode-only ...``: the encoders alone over the items collected once: the cost they add on top
   of ``iter_tool_stream`` (a difference of two pipeline timings drowns in noise on shared cores);
+  ``-async``: through the async twins, on one event loop;
 - ``pydantic-ai-vercel`` / ``pydantic-ai-ag-ui``: pydantic-ai's own adapters
   (``VercelAIEventStream`` / ``AGUIEventStream``: ``handle_event`` + ``encode_event``, to SSE text)
   fed pydantic-ai's ``PartDeltaEvent`` for the same deltas, built outside the timed call. They start
@@ -36,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from recordings.generate import RECORDINGS  # noqa: E402
 
 from argstream.stream import ToolCallArgumentProgress, iter_tool_stream  # noqa: E402
-from argstream.ui import ag_ui_events, ag_ui_sse, ai_sdk_chunks, ai_sdk_sse  # noqa: E402
+from argstream.ui import aag_ui_events, aai_sdk_chunks, ag_ui_events, ag_ui_sse, ai_sdk_chunks, ai_sdk_sse  # noqa: E402
 
 RECORDING = RECORDINGS["anthropic/create_file_20k"]
 WIRE = RECORDING.items
@@ -91,6 +92,29 @@ def encode_ag_ui_sse() -> list[bytes]:
     return list(ag_ui_sse(ag_ui_events(ITEMS)))
 
 
+LOOP = asyncio.new_event_loop()  # one loop for the async cases: asyncio.run's setup is not the encoder's
+
+
+async def _collect(frames: Any) -> list[bytes]:
+    return [frame async for frame in frames]
+
+
+def encode_ai_sdk_sse_async() -> list[bytes]:
+    return LOOP.run_until_complete(_collect(ai_sdk_sse(aai_sdk_chunks(ITEMS))))
+
+
+def encode_ag_ui_sse_async() -> list[bytes]:
+    return LOOP.run_until_complete(_collect(ag_ui_sse(aag_ui_events(ITEMS))))
+
+
+def encode_ag_ui_lean() -> list[Any]:
+    return list(ag_ui_events(ITEMS, fragments=False))
+
+
+def encode_ag_ui_lean_sse() -> list[bytes]:
+    return list(ag_ui_sse(ag_ui_events(ITEMS, fragments=False)))
+
+
 def encode_ag_ui() -> list[Any]:
     return list(ag_ui_events(ITEMS))
 
@@ -141,9 +165,12 @@ def check() -> None:
     assert joined(run_ai_sdk(), "inputTextDelta") == ARGUMENTS
     assert joined(run_ai_sdk_lean(), "inputTextDelta") == ARGUMENTS
     assert joined(run_ag_ui(), "delta") == ARGUMENTS
-    frames = run_ai_sdk_sse()
-    assert frames[-1] == b"data: [DONE]\n\n"
-    assert joined([json.loads(f[6:]) for f in frames[:-1]], "inputTextDelta") == ARGUMENTS
+    for frames, key in ((run_ai_sdk_sse(), "inputTextDelta"), (run_ag_ui_sse(), "delta")):
+        events = b"".join(frames).decode("ascii").split("\n\n")  # an argument delta's frames come as one write
+        assert events.pop() == ""
+        if key == "inputTextDelta":
+            assert events.pop() == "data: [DONE]"
+        assert joined([json.loads(e.removeprefix("data: ")) for e in events], key) == ARGUMENTS
 
 
 CASES = {
@@ -159,6 +186,10 @@ CASES = {
     "encode-only ai_sdk-lean-sse": encode_ai_sdk_lean_sse,
     "encode-only ag_ui": encode_ag_ui,
     "encode-only ag_ui-sse": encode_ag_ui_sse,
+    "encode-only ag_ui-lean": encode_ag_ui_lean,
+    "encode-only ag_ui-lean-sse": encode_ag_ui_lean_sse,
+    "encode-only ai_sdk-sse-async": encode_ai_sdk_sse_async,
+    "encode-only ag_ui-sse-async": encode_ag_ui_sse_async,
 }
 if PYDANTIC_AI_EVENTS is not None:
     CASES["pydantic-ai-vercel"] = lambda: run_pydantic_ai("vercel")

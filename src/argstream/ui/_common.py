@@ -8,8 +8,7 @@ from typing import Any
 from ..events import FinishReason
 from ._argtext import ArgumentText
 
-__all__ = ["AsyncOver", "Call", "Ids", "new_id"]
-
+__all__ = ["Call", "Ids", "new_id"]
 
 
 def new_id(kind: str) -> str:
@@ -20,7 +19,8 @@ def new_id(kind: str) -> str:
 class Call:
     """One tool call of the response, as an encoder sees it."""
 
-    __slots__ = ("id", "name", "index", "text", "closed", "parameters", "path", "path_list")
+    __slots__ = ("id", "name", "index", "text", "closed", "parameters", "path", "path_list", "frame_head",
+                 "frame_path", "frame_mid")
 
     def __init__(self, call_id: str, name: str, index: int) -> None:
         self.id = call_id  # the id sent to the page (the provider's, unless missing or repeated)
@@ -31,6 +31,9 @@ class Call:
         self.parameters: dict[str, Any] = {}  # top-level parameters complete so far
         self.path: Any = None  # the last fragment's path, and it as a list (shared by a string's pieces)
         self.path_list: list[Any] = []
+        self.frame_head = ""  # the SSE text before an argument delta's JSON (see the encoders' progress_frames)
+        self.frame_path: Any = None  # the path frame_mid was written for, and the text between delta and piece
+        self.frame_mid = ""
 
 
 class Ids:
@@ -98,18 +101,3 @@ def stream_error_text(metadata: Any) -> str:
     error = metadata.get("error") if hasattr(metadata, "get") else None
     message = error.get("message") if isinstance(error, dict) else None
     return f"the model's response failed: {message}" if isinstance(message, str) else "the model's response failed"
-
-
-class AsyncOver:
-    """A plain iterator read as an async one."""
-
-    __slots__ = ("_iterator",)
-
-    def __init__(self, iterator: Any) -> None:
-        self._iterator = iterator
-
-    async def __anext__(self) -> Any:
-        try:
-            return next(self._iterator)
-        except StopIteration:
-            raise StopAsyncIteration from None

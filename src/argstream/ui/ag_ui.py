@@ -25,7 +25,6 @@ or ``RUN_ERROR`` for a response that ended in error. Inside a step:
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from json.encoder import encode_basestring
 from typing import Any
@@ -39,12 +38,12 @@ from ..stream import (
     ToolCallViolation,
 )
 from ._argtext import json_safe
-from ._common import AsyncOver, Call, Ids, error_text, new_id, stream_error_text
+from ._common import Call, Ids, error_text, new_id, stream_error_text
+from ._drive import AsyncEncoded, Encoded
+from ._jsontext import frame, json_text, quote
 from .items import ApprovalAnswered, ApprovalRequested, ToolCallDecided, ToolCallDenied, ToolCallOutput
 
 __all__ = ["AgUiEncoder", "aag_ui_events", "ag_ui_events", "json_pointer"]
-
-log = logging.getLogger("argstream.ui")
 
 _EMPTY_VALUE = {"object": {}, "array": [], "string": ""}
 
@@ -72,7 +71,7 @@ class AgUiEncoder:
         self._messages = 0
         self._in_step = False
         self._handlers: dict[type, Callable[[Any], list[dict[str, Any]]]] = {
-            ToolCallArgumentProgress: self._progress,
+            ToolCallArgumentProgress: self.progress,
             TextDelta: self._text,
             ReasoningDelta: self._reasoning,
             StructuredDelta: self._structured,
@@ -207,6 +206,46 @@ class AgUiEncoder:
         out: list[dict[str, Any]] = []
         self._call(item.index, item.id, item.name, out)
         return out
+
+    def progress(self, item: ToolCallArgumentProgress) -> list[dict[str, Any]]:
+        """``encode(item)``, the common case first: one more piece of the string being written."""
+        call = self.ids.calls.get(item.index)
+        leaf = item.leaf
+        if (call is None or call.closed or self.ended or type(leaf) not in STRING_TYPES
+                or len(item.path) != call.text.string_depth or not leaf.text or item.completed is not None):
+            return [] if self.ended else self._progress(item)
+        piece = leaf.text
+        call_id = call.id
+        delta = {"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": encode_basestring(piece)[1:-1]}
+        if not self.fragments:
+            return [delta]
+        path = item.path
+        if path is not call.path and path != call.path:  # a string's pieces: one list for them all
+            call.path, call.path_list = path, list(path)
+        return [delta, {"type": "CUSTOM", "name": "argstream.fragment",
+                        "value": {"toolCallId": call_id, "path": call.path_list, "text": piece}}]
+
+    def progress_frames(self, item: ToolCallArgumentProgress) -> bytes:
+        """The SSE frames of ``progress(item)``; the common case written from text kept per call and path,
+        byte for byte what framing its events writes."""
+        call = self.ids.calls.get(item.index)
+        leaf = item.leaf
+        if (call is None or call.closed or self.ended or type(leaf) not in STRING_TYPES
+                or len(item.path) != call.text.string_depth or not leaf.text or item.completed is not None):
+            return b"" if self.ended else b"".join([frame(event) for event in self._progress(item)])
+        piece = leaf.text
+        head = call.frame_head
+        if not head:
+            head = call.frame_head = 'data: {"type":"TOOL_CALL_ARGS","toolCallId":' + quote(call.id) + ',"delta":'
+        delta = quote(encode_basestring(piece)[1:-1])
+        if not self.fragments:
+            return (head + delta + "}\n\n").encode("ascii")
+        path = item.path
+        if path is not call.frame_path and path != call.frame_path:
+            call.frame_path = path
+            call.frame_mid = ('}\n\ndata: {"type":"CUSTOM","name":"argstream.fragment","value":{"toolCallId":'
+                              + quote(call.id) + ',"path":' + json_text(list(path)) + ',"text":')
+        return (head + delta + call.frame_mid + quote(piece) + '}}\n\n').encode("ascii")
 
     def _progress(self, item: Any) -> list[dict[str, Any]]:
         call = self.ids.calls.get(item.index)
@@ -348,45 +387,14 @@ def ag_ui_events(
 
     When ``items`` raises, the error is logged (logger ``argstream.ui``) and the run ends with
     ``RUN_ERROR`` (``on_error(exc)``: by default only the exception's type).
+    :func:`~argstream.ui.ag_ui_sse` of the result writes its frames without building the dicts.
     """
-    encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id, fragments=fragments)
-    yield from encoder.start()
-    encode = encoder.encode
-    encoding = False  # an error while encoding is the caller's bug: it is raised, not reported
-    try:
-        for item in items:
-            encoding = True
-            yield from encode(item)
-            encoding = False
-    except Exception as exc:
-        if encoding:
-            raise
-        log.exception("the item stream raised")
-        yield from encoder.error(on_error(exc))
-    yield from encoder.finish()
+    return Encoded(AgUiEncoder(thread_id=thread_id, run_id=run_id, fragments=fragments), items, on_error)
 
 
-async def aag_ui_events(
+def aag_ui_events(
     items: AsyncIterable[Any] | Iterable[Any], *, thread_id: str | None = None, run_id: str | None = None,
     fragments: bool = True, on_error: Callable[[BaseException], str] = _describe,
 ) -> AsyncIterator[dict[str, Any]]:
     """Async twin of :func:`ag_ui_events` (``items`` may be async or plain iterable)."""
-    encoder = AgUiEncoder(thread_id=thread_id, run_id=run_id, fragments=fragments)
-    for event in encoder.start():
-        yield event
-    encode = encoder.encode
-    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else AsyncOver(iter(items))
-    while True:
-        try:
-            item = await iterator.__anext__()
-        except StopAsyncIteration:
-            break
-        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-            log.exception("the item stream raised")
-            for event in encoder.error(on_error(exc)):
-                yield event
-            break
-        for event in encode(item):
-            yield event
-    for event in encoder.finish():
-        yield event
+    return AsyncEncoded(AgUiEncoder(thread_id=thread_id, run_id=run_id, fragments=fragments), items, on_error)

@@ -25,7 +25,6 @@ frames them.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from json.encoder import encode_basestring
 from typing import Any
@@ -39,12 +38,12 @@ from ..stream import (
     ToolCallViolation,
 )
 from ._argtext import json_safe
-from ._common import AI_SDK_FINISH, AsyncOver, Call, Ids, error_text, new_id, stream_error_text
+from ._common import AI_SDK_FINISH, Call, Ids, error_text, new_id, stream_error_text
+from ._drive import AsyncEncoded, Encoded
+from ._jsontext import frame, json_text, quote
 from .items import ApprovalAnswered, ApprovalRequested, ToolCallDecided, ToolCallDenied, ToolCallOutput
 
 __all__ = ["AiSdkEncoder", "aai_sdk_chunks", "ai_sdk_chunks"]
-
-log = logging.getLogger("argstream.ui")
 
 _EMPTY_VALUE = {"object": {}, "array": [], "string": ""}
 
@@ -67,7 +66,7 @@ class AiSdkEncoder:
         self._open: dict[str, str] = {}  # part id -> "text" or "reasoning", in opening order
         self._in_step = False
         self._handlers: dict[type, Callable[[Any], list[dict[str, Any]]]] = {
-            ToolCallArgumentProgress: self._progress,
+            ToolCallArgumentProgress: self.progress,
             TextDelta: self._text,
             ReasoningDelta: self._reasoning,
             StructuredDelta: self._structured,
@@ -162,6 +161,47 @@ class AiSdkEncoder:
         out: list[dict[str, Any]] = []
         self._call(item.index, item.id, item.name, out)
         return out
+
+    def progress(self, item: ToolCallArgumentProgress) -> list[dict[str, Any]]:
+        """``encode(item)``, the common case first: one more piece of the string being written."""
+        call = self.ids.calls.get(item.index)
+        leaf = item.leaf
+        if (call is None or call.closed or type(leaf) not in STRING_TYPES or len(item.path) != call.text.string_depth
+                or not leaf.text or item.completed is not None):
+            return self._progress(item)
+        piece = leaf.text
+        call_id = call.id
+        delta = {"type": "tool-input-delta", "toolCallId": call_id, "inputTextDelta": encode_basestring(piece)[1:-1]}
+        if not self.fragments:
+            return [delta]
+        path = item.path
+        if path is not call.path and path != call.path:  # a string's pieces: one list for them all
+            call.path, call.path_list = path, list(path)
+        return [delta, {"type": "data-argstream-fragment",
+                        "data": {"toolCallId": call_id, "path": call.path_list, "text": piece}, "transient": True}]
+
+    def progress_frames(self, item: ToolCallArgumentProgress) -> bytes:
+        """The SSE frames of ``progress(item)``; the common case written from text kept per call and path,
+        byte for byte what framing its chunks writes."""
+        call = self.ids.calls.get(item.index)
+        leaf = item.leaf
+        if (call is None or call.closed or type(leaf) not in STRING_TYPES or len(item.path) != call.text.string_depth
+                or not leaf.text or item.completed is not None):
+            return b"".join([frame(chunk) for chunk in self._progress(item)])
+        piece = leaf.text
+        head = call.frame_head
+        if not head:
+            head = call.frame_head = ('data: {"type":"tool-input-delta","toolCallId":' + quote(call.id)
+                                      + ',"inputTextDelta":')
+        delta = quote(encode_basestring(piece)[1:-1])
+        if not self.fragments:
+            return (head + delta + "}\n\n").encode("ascii")
+        path = item.path
+        if path is not call.frame_path and path != call.frame_path:
+            call.frame_path = path
+            call.frame_mid = ('}\n\ndata: {"type":"data-argstream-fragment","data":{"toolCallId":' + quote(call.id)
+                              + ',"path":' + json_text(list(path)) + ',"text":')
+        return (head + delta + call.frame_mid + quote(piece) + '},"transient":true}\n\n').encode("ascii")
 
     def _progress(self, item: Any) -> list[dict[str, Any]]:
         call = self.ids.calls.get(item.index)
@@ -309,45 +349,15 @@ def ai_sdk_chunks(
     When ``items`` raises, the error is logged (logger ``argstream.ui``) and the stream ends with an
     ``error`` chunk (``on_error(exc)``: by default only the exception's type, never its text,
     which may hold request details) and ``finish``, so the page sees a clean end.
+    :func:`~argstream.ui.ai_sdk_sse` of the result writes its frames without building the dicts.
     """
-    encoder = AiSdkEncoder(message_id=message_id, fragments=fragments, parameters=parameters)
-    yield from encoder.start()
-    encode = encoder.encode
-    encoding = False  # an error while encoding is the caller's bug: it is raised, not reported
-    try:
-        for item in items:
-            encoding = True
-            yield from encode(item)
-            encoding = False
-    except Exception as exc:
-        if encoding:
-            raise
-        log.exception("the item stream raised")
-        yield from encoder.error(on_error(exc))
-    yield from encoder.finish()
+    return Encoded(AiSdkEncoder(message_id=message_id, fragments=fragments, parameters=parameters), items, on_error)
 
 
-async def aai_sdk_chunks(
+def aai_sdk_chunks(
     items: AsyncIterable[Any] | Iterable[Any], *, message_id: str | None = None, fragments: bool = True,
     parameters: bool = True, on_error: Callable[[BaseException], str] = _describe,
 ) -> AsyncIterator[dict[str, Any]]:
     """Async twin of :func:`ai_sdk_chunks` (``items`` may be async or plain iterable)."""
-    encoder = AiSdkEncoder(message_id=message_id, fragments=fragments, parameters=parameters)
-    for chunk in encoder.start():
-        yield chunk
-    encode = encoder.encode
-    iterator: Any = items.__aiter__() if hasattr(items, "__aiter__") else AsyncOver(iter(items))
-    while True:
-        try:
-            item = await iterator.__anext__()
-        except StopAsyncIteration:
-            break
-        except Exception as exc:  # noqa: BLE001 - reported to the page and logged
-            log.exception("the item stream raised")
-            for chunk in encoder.error(on_error(exc)):
-                yield chunk
-            break
-        for chunk in encode(item):
-            yield chunk
-    for chunk in encoder.finish():
-        yield chunk
+    return AsyncEncoded(AiSdkEncoder(message_id=message_id, fragments=fragments, parameters=parameters), items,
+                        on_error)
