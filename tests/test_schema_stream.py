@@ -106,3 +106,40 @@ def test_violation_message_quotes_model_text_safely_on_screen() -> None:
     items = list(iter_tool_stream(call_events(hostile), provider=lambda s: s, tools=ANTHROPIC_TOOLS))
     message = next(i for i in items if type(i) is ToolCallViolation).violation.message
     assert "\x1b" not in visible_line(message)
+
+
+PURE_PROCESS = """
+from argstream import BACKEND
+from argstream.stream import ToolCallViolation, iter_tool_stream
+assert BACKEND == "python", BACKEND
+tools = [{"name": "write", "input_schema": {"type": "object", "properties": {
+    "path": {"type": "string", "maxLength": 3}, "content": {"type": "string"}}}}]
+events = [
+    {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "write", "input": {}}},
+    *({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": p}}
+      for p in ['{"content": "', "abc", "def", '", "path": "', "toolong", '"}']),
+    {"type": "content_block_stop", "index": 0},
+    {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+    {"type": "message_stop"},
+]
+items = list(iter_tool_stream(events, "anthropic", tools=tools))
+print(sum(type(i) is ToolCallViolation for i in items))
+"""
+
+
+def test_a_whole_pure_process_checks_streamed_strings() -> None:
+    """With ``ARGSTREAM_PURE=1`` the validator's base is the pure ``PieceSkipper``, whose slots the
+    validator sets itself (the compiled base starts them at zero): a schema-checked stream runs."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import argstream
+
+    env = {**os.environ, "ARGSTREAM_PURE": "1",
+           "PYTHONPATH": os.pathsep.join([str(Path(argstream.__file__).parent.parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", PURE_PROCESS], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"

@@ -90,6 +90,7 @@ class SchemaValidator(PieceSkipper):
         self._agg = FragmentAggregator() if schema.needs_values else None
         self._done = False
         self._skip: Any = None  # the path (the parser's own tuple) whose string pieces need no look
+        self._budget, self._taken, self._keep = -1, 0, None  # PieceSkipper's, set here for either base
         self._counted: Any = None  # the string state whose skipped pieces ``_taken`` counts
 
     @property
