@@ -1,0 +1,85 @@
+"""Machine instructions per argument delta on the paths of ``bench_events.py``, counted by valgrind.
+
+Timings on a shared machine move by 2x between runs; an instruction count does not move at all, so
+the ratios of issue 17 that compare two paths on one machine (``wire-dicts`` / ``parser`` at most 4x,
+with ``tools=`` 5x) can be read from counts too. A count is not a time (a cache miss costs more than
+an add), so these ratios sit beside the timed ones in the notes, never in place of them.
+
+Each case runs in a process of its own under ``valgrind --tool=cachegrind --cache-sim=no``, once
+with the case called once (setup, imports, a first call) and once with it called ``1 + REPS`` times;
+the difference over ``REPS`` times the stream's deltas is what one more delta costs. Needs valgrind
+(Debian's ``valgrind``); slow (about 20 s a process):
+
+    python benchmarks/instructions.py                                  # the default table
+    python benchmarks/instructions.py anthropic,openai_chat parser,wire-dicts 20K
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPS = 2
+PROVIDERS = ("anthropic", "openai_chat", "openai_responses")
+CASES = ("parser", "json.loads-floor", "raw-sse", "wire-dicts", "wire-dicts+tools", "coordinator")
+
+
+def _child(provider: str, size: str, impl: str, calls: int) -> None:
+    """Run the case ``calls`` times (in the valgrind child)."""
+    sys.path.insert(0, str(HERE))
+    import bench_events
+
+    fn, arg, _ = bench_events.event_case(provider, size, impl)
+    for _ in range(calls):
+        fn(arg)
+
+
+def instructions(provider: str, size: str, impl: str, calls: int) -> int:
+    """Instructions a process that runs the case ``calls`` times executes in all."""
+    out = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+         sys.executable, __file__, "--child", provider, size, impl, str(calls)],
+        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def per_delta(provider: str, size: str, impl: str) -> float:
+    sys.path.insert(0, str(HERE))
+    from wire_data import wire_stream
+
+    once = instructions(provider, size, impl, 1)
+    more = instructions(provider, size, impl, 1 + REPS)
+    return (more - once) / (REPS * wire_stream(provider, size).n_deltas)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        provider, size, impl, calls = argv[1:]
+        _child(provider, size, impl, int(calls))
+        return 0
+    if shutil.which("valgrind") is None:
+        print("instructions.py needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    providers = argv[0].split(",") if argv else PROVIDERS
+    cases = argv[1].split(",") if len(argv) > 1 else CASES
+    size = argv[2] if len(argv) > 2 else "20K"
+    print(f"instructions per argument delta, {size} stream ({'/'.join(cases)})")
+    for provider in providers:
+        counts = {impl: per_delta(provider, size, impl) for impl in cases}
+        base = counts.get("parser")
+        cells = "  ".join(f"{impl} {n:,.0f}" + (f" ({n / base:.2f}x)" if base and impl != "parser" else "")
+                          for impl, n in counts.items())
+        print(f"{provider:<18}{cells}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
