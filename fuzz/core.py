@@ -14,7 +14,6 @@ input order with the documented kinds, and a parse without repairs is the strict
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from argstream import ArgumentStreamError
@@ -34,16 +33,11 @@ REPAIR_KINDS = {
     "trailing_comma", "single_quotes", "unquoted_key", "python_literal", "comment", "code_fence", "double_encoded",
     "closed_string", "incomplete_number", "incomplete_literal", "incomplete_key", "missing_value", "closed_container",
 }
-# Known defect (tests/test_fuzz_regressions.py::test_raw_lone_surrogate_in_text_input): a lone surrogate
-# written raw in ``str`` input stays in the value, where an escaped one becomes U+FFFD. Until it is
-# fixed or documented, such input is checked for acceptance only; remove this when that test passes.
-KNOWN_RAW_SURROGATE_DEFECT = True
 # Known defects (tests/test_fuzz_regressions.py::test_lenient_error_position_does_not_depend_on_chunking):
 # a '/' that starts no comment, and an opening fence tag longer than 32 characters, are reported at
 # positions that depend on where the chunks end. Until they are fixed, errors of input holding '/' or
 # a fence may differ in position only; remove this when that test passes.
 KNOWN_LENIENT_POSITION_DEFECT = False
-_RAW_SURROGATE = re.compile("[\ud800-\udfff]")
 CLASSES = [c for c in (IncrementalArgParserC, IncrementalArgParserPy) if c is not None]
 
 
@@ -132,8 +126,6 @@ def parser(data: bytes) -> None:
     if accepted:
         if chunked["error"] is not None:
             assert depth(expected) > options["max_depth"], (doc, chunked["error"])
-            return
-        if KNOWN_RAW_SURROGATE_DEFECT and isinstance(doc, str) and _RAW_SURROGATE.search(doc):
             return
         assert same_json(aggregate(chunked["fragments"]), replace_lone_surrogates(expected)), (doc, expected)
     else:

@@ -86,10 +86,28 @@ def test_lone_surrogate_values(make_parser):
     assert aggregate(run(make_parser, [r'{"\ud800": 1}'])) == {"\ufffd": 1}
 
 
-def test_raw_surrogates_in_str_input(make_parser):
-    """A ``str`` chunk may hold lone surrogate code points; they pass through like ``json.loads``."""
-    doc = '["\ud800", "a\udfff"]'
-    assert aggregate(run(make_parser, one_unit(doc))) == json.loads(doc)
+RAW_SURROGATE_DOCS = [
+    '["\ud800", "a\udfff"]',
+    '{"\udc00k\ud83d": "\ud83d\ude00", "x": "\\ud83d\ude00"}',  # a raw pair, a raw low after an escaped high
+    '"\U0001f600\ud800\u00e9\udbff\\n\udfff"',  # kind 4, with an escape between surrogates
+]
+
+
+@pytest.mark.parametrize("doc", RAW_SURROGATE_DOCS)
+@pytest.mark.parametrize("surrogates", ["replace", "pass"])
+def test_raw_surrogates_in_str_input(make_parser, doc, surrogates):
+    """A ``str`` chunk may hold lone surrogate code points (an SDK's ``json.loads`` makes them from a
+    model's escapes): each is decoded as its escape would be, one at a time (two in a row are not a
+    pair, as in ``json.loads``). By default each becomes U+FFFD, so that the value can be written as
+    UTF-8; ``surrogates="pass"`` keeps them, like ``json.loads``."""
+    check_all_chunkings(make_parser, doc, surrogates=surrogates, three_way=True, expected=loads(doc, surrogates))
+
+
+def test_raw_surrogate_values(make_parser):
+    doc = '["\ud800", "a\udfff", "\ud83d\ude00"]'
+    assert aggregate(run(make_parser, one_unit(doc))) == ["\ufffd", "a\ufffd", "\ufffd\ufffd"]
+    assert aggregate(run(make_parser, [doc], surrogates="pass")) == json.loads(doc)
+    assert aggregate(run(make_parser, ['{"\udfff": 1}'])) == {"\ufffd": 1}
 
 
 def test_surrogates_argument(make_parser):

@@ -114,3 +114,14 @@ def test_consumer_gets_the_documented_error(consumer) -> None:
     with pytest.raises(argstream.ArgumentStreamError) as info:
         consumer.run_bytes([b'{"a": \xff}'])
     assert (info.value.msg, info.value.pos) == ("Expecting value", 6)
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_consumer_reads_raw_surrogates_as_their_escapes(consumer, size: int) -> None:
+    """``tokenizer_feed_str`` (surrogates "replace"): a surrogate written raw in ``str`` input is U+FFFD."""
+    text = '{"p\udfff": ["a\ud800b", "\U0001f600\udc00", "\\ud83d\ude00"]}'
+    chunks = [text[i : i + size] for i in range(0, len(text), size)]
+    events = consumer.run_str(chunks).events
+    assert events == _twin_events(chunks)
+    decoded = "".join(str(v) for kind, v in events if kind in ("key", "string_data"))
+    assert decoded == "p\ufffda\ufffdb\U0001f600\ufffd\ufffd\ufffd"

@@ -80,7 +80,7 @@ REPAIR_KINDS = (
 
 _WORDS = ("true", "false", "null", "True", "False", "None")
 _WORD_VALUES = (True, False, None, True, False, None)
-_SQ_PLAIN = re.compile(r"[^'\\\x00-\x1f]+")
+_SQ_PLAIN = re.compile(r"[^'\\\x00-\x1f\ud800-\udfff]+")  # as the strict _PLAIN, with ' for "
 _BARE = re.compile(r"[A-Za-z0-9_$\-]*")
 _BARE_START = re.compile(r"[A-Za-z_$]")
 _FENCE_TAG = re.compile(r"[A-Za-z0-9_+\-]*")
@@ -450,6 +450,10 @@ class LenientTokenizer(Tokenizer):
                         sink.on_end_string()
                         self._after_value()
                     return i
+                if "\ud800" <= c <= "\udfff":
+                    out.append(self._raw_surrogate(c))
+                    i += 1
+                    continue
                 raise self._fail(ERR_CONTROL_CHAR, base + i)
         except ArgumentStreamError as exc:
             data = "".join(out)

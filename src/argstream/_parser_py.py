@@ -126,7 +126,8 @@ class IncrementalArgParser:
                 builder.keys = []
             if type(chunk) is str and tok.state == ST_STRING and tok.mode == 1 and not (tok.esc or tok.high):
                 m = _PLAIN.match(chunk)
-                if m is not None and m.end() == len(chunk):  # the common case: a chunk wholly inside a string
+                # the common case: a chunk wholly inside a string (a surrogate stops _PLAIN: the tokenizer decodes it)
+                if m is not None and m.end() == len(chunk):
                     tok.pos += len(chunk)
                     tok.offset = tok.pos
                     builder.on_string_data(chunk)

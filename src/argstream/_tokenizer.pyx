@@ -234,6 +234,11 @@ cdef inline bint _stop8(const uint8_t* p, bint utf8) noexcept nogil:
     return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & high != 0
 
 
+cdef inline bint _surrogate(uint32_t c) noexcept nogil:
+    """Whether ``c`` is a surrogate code point (U+D800..U+DFFF), which a ``str`` may hold but UTF-8 cannot."""
+    return (c >> 11) == 0x1B  # 0xD800 >> 11 == 0xDFFF >> 11
+
+
 cdef inline int _utf8_len(uint32_t lead) noexcept nogil:
     """Length of the UTF-8 sequence that ``lead`` starts, 0 if it starts none."""
     if lead < 0x80:
@@ -474,8 +479,8 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
             else:
                 while j < n and not STOP[data[j]]:
                     j += 1
-        else:
-            while j < n and (data[j] >= 256 or not STOP[data[j]]):
+        else:  # a surrogate stops the run too (only a str of kind 2 or 4 holds one): one more test per wide character
+            while j < n and (not STOP[data[j]] if data[j] < 256 else not _surrogate(data[j])):
                 j += 1
         if j > i:
             if t.high:
@@ -545,6 +550,16 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
                 sink.on_end_string()
                 t.state = ST_AFTER_VALUE if t.depth else ST_END
             return i + 1
+        if char_t is not uint8_t:
+            if _surrogate(c):  # written raw: decoded as its escape would be
+                if t.replace_surrogates:
+                    _materialize(t, data, seg, i, utf8)
+                    seg = -1
+                    _buf_put(t, 0xFFFD)
+                elif seg < 0:
+                    seg = i
+                i += 1
+                continue
         _string_error(t, data, seg, i, utf8, sink, ERR_CONTROL_CHAR, base + i)
     if is_key:
         _materialize(t, data, seg, i, utf8)

@@ -121,7 +121,8 @@ _LITERALS = ("true", "false", "null")
 _LITERAL_VALUES = (True, False, None)
 _HEX = "0123456789abcdefABCDEF"
 _WS = " \t\n\r"
-_PLAIN = re.compile(r'[^"\\\x00-\x1f]+')
+# a run of plain string characters; a surrogate (in str input) ends it too, to be decoded as its escape is
+_PLAIN = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff]+')
 _WS_RUN = re.compile(r"[ \t\r]*")
 _utf8_decode = codecs.utf_8_decode
 _NO_BYTES = memoryview(b"")
@@ -498,6 +499,10 @@ class Tokenizer:
                     sink.on_end_string()
                     self._after_value()
                 return i
+            if "\ud800" <= c <= "\udfff":  # written raw (str input only): decoded as its escape would be
+                out.append(self._raw_surrogate(c))
+                i += 1
+                continue
             raise self._fail(ERR_CONTROL_CHAR, base + i)
         data = "".join(out)
         if data:
@@ -507,6 +512,10 @@ class Tokenizer:
                 self.offset = base + i - len(self.tail)
                 sink.on_string_data(data)
         return i
+
+    def _raw_surrogate(self, c: str) -> str:
+        """A surrogate code point written raw in ``str`` input: U+FFFD as for its escape, or kept with "pass"."""
+        return "\ufffd" if self.replace_surrogates else c
 
     def _check_key(self, key: str, pos: int) -> None:
         seen = self.key_sets[-1]  # type: ignore[index]  # only called when catching duplicates
