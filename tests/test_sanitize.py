@@ -59,7 +59,7 @@ def test_format_call_makes_name_keys_and_values_visible() -> None:
 
 @st.composite
 def _hostile(draw) -> str:
-    pieces = draw(st.lists(st.one_of(st.text(max_size=8), st.sampled_from([ERASE, *OSC, CSI_C1, "\r", "\x1b"])),
+    pieces = draw(st.lists(st.one_of(st.text(max_size=8), st.sampled_from([ERASE, *OSC, CSI_C1, "\r", "\x1b", "\ud800", "\udfff"])),
                            max_size=6))
     return "".join(pieces)
 
@@ -91,6 +91,7 @@ def test_renderer_output_has_no_control_the_renderer_did_not_write(
     renderer.write_line(value)
     renderer.close()
     out = buf.getvalue()
+    out.encode("utf-8")  # a lone surrogate (a "\\ud800" escape in a name or a text) cannot reach the terminal
     assert not _controls(SGR.sub("", out), newline=True, tab=True)
     if not color:
         assert "\x1b" not in out
@@ -144,3 +145,33 @@ def test_renderer_and_prompt_show_invisible_characters() -> None:
     out = buf.getvalue()
     assert not _hidden(out)
     assert 'path: "src/a<U+200B>"' in out and "rm<U+200D>" in out and "a<U+2028>b<U+FEFF>" in out
+
+
+@pytest.mark.parametrize("style", ["function_call", "json", "off"])
+def test_the_cli_shows_lone_surrogates_by_code_point(tmp_path, style: str) -> None:
+    """A tool name, call id, text and argument key holding a lone surrogate (escaped on the wire, so the
+    wire's own JSON decoding makes it a character) are drawn as ``<U+XXXX>``; the replay does not crash
+    writing them to a UTF-8 terminal (it raised ``UnicodeEncodeError`` before)."""
+    from _cli_run import run
+
+    lines = [
+        '{"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}}',
+        '{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}',
+        '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi \\udc01"}}',
+        '{"type": "content_block_stop", "index": 0}',
+        '{"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t\\ud800",'
+        ' "name": "wri\\udc00te", "input": {}}}',
+        '{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",'
+        ' "partial_json": "{\\"pa\\ud800th\\": \\"a\\\\ud800b\\"}"}}',
+        '{"type": "content_block_stop", "index": 1}',
+        '{"type": "message_delta", "delta": {"stop_reason": "tool_use"}}',
+        '{"type": "message_stop"}',
+    ]
+    path = tmp_path / "surrogates.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="ascii")
+    result = run("replay", "--no-color", "--style", style, str(path))
+    assert result.status == 0, result.err
+    assert "Traceback" not in result.err
+    assert "wri<U+DC00>te" in result.out
+    if style != "off":
+        assert "\ufffd" in result.out  # the argument's key and value: the parser's replacement

@@ -11,8 +11,10 @@ same when a person approves, tag characters (U+E0020-E007F) carry hidden text, a
 break lines that a terminal may or may not show. So C0 controls and DEL become their Unicode
 control pictures (``ESC`` shows as ``␛``), and C1 controls, the bidirectional formatting
 characters, the zero-width and other invisible format characters, the line and paragraph
-separators and the tag characters become ``<U+XXXX>``. Newlines are kept where the text is
-multi-line content (``newlines=True``), tabs where it is content (``tabs=True``).
+separators and the tag characters become ``<U+XXXX>``, as do lone surrogates (a ``\\ud800``
+escape in a tool name or a text delta decodes to one), which cannot be written to a UTF-8
+terminal at all. Newlines are kept where the text is multi-line content (``newlines=True``), tabs
+where it is content (``tabs=True``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ _FORMAT = (  # every format character (Cf) of Unicode 15.1 but the bidi ones abo
     *range(0xE0000, 0xE0080),  # the tags block: hidden ASCII (U+E0020-E007F), U+E0001 and the unassigned rest
     0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0,  # not Cf, but drawn as nothing: joiner, fillers
 )
-INVISIBLE = frozenset(_BIDI + _FORMAT + tuple(range(0x80, 0xA0)) + (0x7F,))
+_SURROGATES = tuple(range(0xD800, 0xE000))  # lone: what json.loads gives for a "\\ud800" escape
+INVISIBLE = frozenset(_BIDI + _FORMAT + _SURROGATES + tuple(range(0x80, 0xA0)) + (0x7F,))
 """Code points beyond C0 that :func:`visible` replaces: what other writers (``parse --format json``) escape too."""
 
 
@@ -40,7 +43,7 @@ def _table(newlines: bool, tabs: bool) -> dict[int, str]:
     table = {c: chr(0x2400 + c) for c in range(0x20)}
     table[0x7F] = "\u2421"
     table.update({c: f"<U+{c:04X}>" for c in range(0x80, 0xA0)})
-    table.update({c: f"<U+{c:04X}>" for c in _BIDI + _FORMAT})
+    table.update({c: f"<U+{c:04X}>" for c in _BIDI + _FORMAT + _SURROGATES})
     if newlines:
         del table[0x0A]
     if tabs:
