@@ -279,7 +279,9 @@ cdef class ChatFast:
                 return None
             return (<tuple>hit)[6], arguments
         state = self._choices.get(number) if self._choices is not None else None
-        key = state.current.get(index) if state is not None else None
+        if state is None:
+            return None
+        key = state.current.get(index)
         if key is None:
             return None
         call = state.calls.get(key)
