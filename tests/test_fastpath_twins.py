@@ -236,3 +236,70 @@ def test_each_fast_test_takes_its_dominant_event() -> None:
         event = {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{"}}
         assert adapter.chunk(event) == (1, "{") and adapter._blocks[1].streamed
         assert adapter.chunk(event, text="zz") == (1, "zz")
+
+
+class _Message(pydantic.BaseModel):
+    """A LangChain ``AIMessageChunk``'s shape (the fields ``chunk`` reads), as a pydantic object."""
+
+    type: Any = None
+    content: Any = None
+    tool_call_chunks: Any = None
+    response_metadata: Any = None
+    additional_kwargs: Any = None
+    chunk_position: Any = None
+
+
+def langchain_items() -> st.SearchStrategy:
+    entry = st.fixed_dictionaries({}, optional={"index": VALUES, "id": VALUES, "name": VALUES, "args": VALUES})
+    fields = st.fixed_dictionaries({"type": st.sampled_from(["AIMessageChunk", "ai", "tool"])}, optional={
+        "content": st.one_of(VALUES, st.just("")), "tool_call_chunks": st.one_of(st.lists(entry, max_size=2), VALUES),
+        "response_metadata": st.one_of(st.just({}), st.just({"finish_reason": "stop"}), st.just({"model": "m"})),
+        "additional_kwargs": st.one_of(st.just({}), st.just({"reasoning_content": "r"}), st.just({"x": 1})),
+        "chunk_position": st.sampled_from([None, "last"])})
+    return st.one_of(fields.map(lambda d: SimpleNamespace(**d)), fields.map(lambda d: _Message(**d)), VALUES)
+
+
+@given(item=langchain_items(), finished=st.booleans(), on_last=st.booleans(), known=st.booleans())
+def test_langchain_fast_tests_agree(item: Any, finished: bool, on_last: bool, known: bool) -> None:
+    from argstream.providers import langchain
+    from argstream.providers._common import Slots
+
+    seen = []
+    for base in (_backend.fastpath_c.LangChainFast, _fastpath_py.LangChainFast):
+        class Adapter(base):  # type: ignore[misc, valid-type]
+            _finishes = langchain.LangChainAdapter._finishes
+            _reasons = langchain.LangChainAdapter._reasons
+
+        adapter = Adapter()
+        adapter._slots = Slots()
+        adapter._slots(("tool", 0))
+        adapter._calls = {("tool", 0): object()} if known else {}
+        adapter._current = {0: ("tool", 0), 1: ("tool", 9)}
+        adapter._finished, adapter._finish_on_last, adapter._last_call = finished, on_last, None
+        seen.append((adapter.chunk(item), adapter._last_call))
+    assert seen[0] == seen[1]
+    if seen[0][0] is not None:
+        assert getattr(item, "type", None) == "AIMessageChunk" and not finished
+
+
+@pytest.mark.parametrize("shape", [SimpleNamespace, _Message])
+def test_langchain_fast_test_takes_its_dominant_item(shape: Any) -> None:
+    """The item ``stream()`` yields for an argument delta is taken; a finish or reasoning beside it is not."""
+    from argstream.providers import langchain
+
+    for base in (_backend.fastpath_c.LangChainFast, _fastpath_py.LangChainFast):
+        class Adapter(base, langchain.Adapter):  # type: ignore[misc, valid-type]
+            __init__ = langchain.LangChainAdapter.__init__
+            _finishes = langchain.LangChainAdapter._finishes
+            _reasons = langchain.LangChainAdapter._reasons
+
+        adapter = Adapter()
+        adapter._slots(("tool", 0))
+        adapter._calls[("tool", 0)] = object()
+        adapter._current[0] = ("tool", 0)
+        fields = {"type": "AIMessageChunk", "content": "", "tool_call_chunks": [{"index": 0, "args": "x"}],
+                  "response_metadata": {}, "additional_kwargs": {}}
+        assert adapter.chunk(shape(**fields)) == (0, "x") and adapter._last_call == ("tool", 0)
+        assert adapter.chunk(shape(**{**fields, "response_metadata": {"finish_reason": "tool_calls"}})) is None
+        assert adapter.chunk(shape(**{**fields, "additional_kwargs": {"reasoning_content": "hm"}})) is None
+        assert adapter.chunk(shape(**{**fields, "content": "text"})) is None

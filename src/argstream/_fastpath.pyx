@@ -292,3 +292,45 @@ cdef class ChatFast:
         self._hit = (state, number, index, key, call.id, bool(call.name), slot)
         state.last_call = key
         return slot, arguments
+
+
+cdef class LangChainFast:
+    """The state ``chunk`` reads: whether the response finished, the calls by key, the call streaming
+    at each ``tool_call_chunks[].index``, the slots; the adapter's ``_finishes(metadata)`` and
+    ``_reasons(extra)`` read a non-empty ``response_metadata`` / ``additional_kwargs``."""
+    cdef public bint _finished
+    cdef public bint _finish_on_last
+    cdef public dict _calls
+    cdef public dict _current
+    cdef public object _slots
+    cdef public object _last_call
+
+    def chunk(self, item):
+        """See ``_fastpath_py.LangChainFast.chunk``."""
+        cdef object d, entries, metadata, extra, entry, position, args, key, index
+        if type(item) is dict or kind_of(type(item)) == OTHER:
+            d = getattr(item, "__dict__", None) if type(item) is not dict else None
+        else:
+            d = own_fields(item, OWN)
+        if type(d) is not dict or self._finished or (<dict>d).get(u"type") != u"AIMessageChunk" or (
+                <dict>d).get(u"content"):
+            return None
+        entries = (<dict>d).get(u"tool_call_chunks")
+        if type(entries) is not list or len(<list>entries) != 1:
+            return None
+        metadata = (<dict>d).get(u"response_metadata")
+        extra = (<dict>d).get(u"additional_kwargs")
+        if (metadata and self._finishes(metadata)) or (extra and self._reasons(extra)) or (
+                self._finish_on_last and (<dict>d).get(u"chunk_position") == u"last"):
+            return None
+        entry = (<list>entries)[0]
+        if type(entry) is not dict or (<dict>entry).get(u"id") or (<dict>entry).get(u"name"):
+            return None
+        position = (<dict>entry).get(u"index")
+        args = (<dict>entry).get(u"args")
+        key = self._current.get(position) if type(position) is int and self._current is not None else None
+        index = self._slots._map.get(key) if key is not None and self._calls is not None and key in self._calls else None
+        if index is None or type(args) is not str or not args:
+            return None
+        self._last_call = key
+        return index, args

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AnthropicFast", "ChatFast", "ResponsesFast", "fields"]
+__all__ = ["AnthropicFast", "ChatFast", "LangChainFast", "ResponsesFast", "fields"]
 
 _TOOL = 2  # providers.anthropic._TOOL
 _FUNCTION = "function_call"  # providers.openai_responses._FUNCTION
@@ -181,3 +181,49 @@ class ChatFast:
         self._hit = (state, number, index, key, call.id, bool(call.name), slot)
         state.last_call = key
         return slot, arguments
+
+
+class LangChainFast:
+    """The state ``chunk`` reads: whether the response finished, the calls by key, the call streaming
+    at each ``tool_call_chunks[].index``, the slots; the adapter's ``_finishes(metadata)`` and
+    ``_reasons(extra)`` read a non-empty ``response_metadata`` / ``additional_kwargs``."""
+
+    __slots__ = ()
+    _finished: bool
+    _finish_on_last: bool
+    _calls: dict[Any, Any]
+    _current: dict[int, Any]
+    _slots: Any
+    _last_call: Any
+
+    def _finishes(self, metadata: Any) -> bool:
+        raise NotImplementedError
+
+    def _reasons(self, extra: Any) -> bool:
+        raise NotImplementedError
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """``(index, args)`` of an ``AIMessageChunk`` (as ``stream()`` yields it) whose only payload is
+        one ``tool_call_chunks`` entry continuing a known call, with no finish in its metadata; else
+        ``None`` and nothing changed."""
+        d = getattr(item, "__dict__", None) if type(item) is not dict else None
+        if type(d) is not dict or self._finished or d.get("type") != "AIMessageChunk" or d.get("content"):
+            return None
+        entries = d.get("tool_call_chunks")
+        if type(entries) is not list or len(entries) != 1:
+            return None
+        metadata = d.get("response_metadata")
+        extra = d.get("additional_kwargs")
+        if (metadata and self._finishes(metadata)) or (extra and self._reasons(extra)) or (
+                self._finish_on_last and d.get("chunk_position") == "last"):
+            return None
+        entry = entries[0]
+        if type(entry) is not dict or entry.get("id") or entry.get("name"):
+            return None
+        position, args = entry.get("index"), entry.get("args")
+        key = self._current.get(position) if type(position) is int and self._current is not None else None
+        index = self._slots._map.get(key) if key is not None and self._calls is not None and key in self._calls else None
+        if index is None or type(args) is not str or not args:
+            return None
+        self._last_call = key
+        return index, args

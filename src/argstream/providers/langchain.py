@@ -60,6 +60,7 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
+from .._backend import LangChainFast
 from ._common import Adapter, ProviderProtocolError, Slots, adrive, drive, fields, finish_reason, get, plain
 
 __all__ = ["FINISH_REASONS", "LangChainAdapter", "adapter", "ato_events", "message_chunk", "to_events"]
@@ -124,7 +125,7 @@ class _Call:
         self.name = ""
 
 
-class LangChainAdapter(Adapter):
+class LangChainAdapter(LangChainFast, Adapter):
     """LangChain message chunks in, argstream events out (see the module doc)."""
 
     def __init__(self, *, finish_on_last: bool = False) -> None:
@@ -138,31 +139,17 @@ class LangChainAdapter(Adapter):
         self._tool_calls = False
         self._finished = False
 
-    def chunk(self, item: Any) -> tuple[int, str] | None:
-        """The dominant item, read with the fewest lookups: ``(index, args)`` of an ``AIMessageChunk``
-        (as ``stream()`` yields it) whose only payload is one ``tool_call_chunks`` entry continuing a
-        known call, with no finish in its metadata; else ``None`` and nothing changed."""
-        d = getattr(item, "__dict__", None)
-        if type(d) is not dict or d.get("type") != "AIMessageChunk" or self._finished or d.get("content"):
-            return None
-        entries = d.get("tool_call_chunks")
-        if type(entries) is not list or len(entries) != 1:
-            return None
-        metadata = d.get("response_metadata")
-        extra = d.get("additional_kwargs")
-        if (metadata and _finish_of(metadata) is not None) or (extra and get(extra, "reasoning_content")) or (
-                self._finish_on_last and d.get("chunk_position") == "last"):
-            return None
-        entry = entries[0]
-        if type(entry) is not dict or entry.get("id") or entry.get("name"):
-            return None
-        position, args = entry.get("index"), entry.get("args")
-        key = self._current.get(position) if type(position) is int else None
-        index = self._slots.get(key) if key is not None and key in self._calls else None
-        if index is None or type(args) is not str or not args:
-            return None
-        self._last_call = key
-        return index, args
+    # ``chunk(item)``, the test for the dominant item, comes from ``LangChainFast`` (``_fastpath``,
+    # compiled with the core): ``(index, args)`` of an ``AIMessageChunk`` whose only payload is one
+    # ``tool_call_chunks`` entry continuing a known call, with no finish in its metadata.
+
+    def _finishes(self, metadata: Any) -> bool:
+        """A non-empty ``response_metadata`` ends the response (``chunk`` declines the item)."""
+        return _finish_of(metadata) is not None
+
+    def _reasons(self, extra: Any) -> bool:
+        """A non-empty ``additional_kwargs`` carries reasoning (``chunk`` declines the item)."""
+        return bool(get(extra, "reasoning_content"))
 
     def feed(self, item: Any) -> list[Event]:
         chunk = message_chunk(item)
