@@ -167,13 +167,17 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
     try:
         try:
             for event in _read(co, iterator):
-                worker.collect(block=False)
-                co.apply_answers()
-                dispatch()
+                if worker.pending:
+                    worker.collect(block=False)
+                if co._answers:
+                    co.apply_answers()
+                if co.requests:
+                    dispatch()
                 if co.cancel_requested:
                     break
                 co.handle(event)
-                dispatch()
+                if co.requests:
+                    dispatch()
                 if co.cancel_requested or co.stream_over:
                     break
         finally:
@@ -249,7 +253,8 @@ async def arun(
             co.stream_failed()
             raise
         co.handle(event)
-        dispatch()
+        if co._answers or co.requests:
+            dispatch()
         return co.stream_over
 
     try:
