@@ -165,3 +165,32 @@ def test_answers_queued_by_many_threads_each_apply_to_their_own_call(make_parser
         assert call.status is (CallStatus.APPROVED if i % 2 else CallStatus.SKIPPED), i
     assert done and result.calls[8].status is CallStatus.PROMPTING
     assert ran == [(f"call_{i}", calls[i]) for i in range(1, 8, 2)]
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILD))
+def test_a_decided_call_shows_the_same_parameters_so_far_on_the_fast_path(fmt: str, make_parser: Any) -> None:
+    """After the decision the fast path keeps only what ``partial_arguments()`` and ``streaming_parameter``
+    read; at every item they are what the generic path (``to_events``) shows."""
+    from test_turn_safety import MODULES
+
+    args = {"path": "src/a.py", "mode": "w", "content": "c" * 120, "tags": ["x", "y"], "last": {"k": 1}}
+    items = BUILD[fmt]("r1", [("call_0", "write", args)])
+    policies = {"write": [RunRule(RunMode.UNATTENDED, ParamCondition("/path", PrefixMatcher("src/")))]}
+
+    def shown(source: Any, provider: Any) -> list[Any]:
+        seen: list[Any] = []
+        co: TurnCoordinator
+
+        def render(item: Any) -> None:
+            for call in co.calls.values():
+                seen.append((type(item).__name__, call.mode, call.partial_arguments(), call.streaming_parameter))
+
+        builder = EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, flat=True))
+        co = TurnCoordinator(policies, render=render, builder=builder, provider=provider)
+        co.run(source)
+        return seen
+
+    fast = shown(items, fmt)
+    assert fast == shown(MODULES[fmt].to_events(items), None)
+    assert any(mode is RunMode.UNATTENDED and partial == {"path": "src/a.py", "mode": "w"}
+               for _, mode, partial, _ in fast)

@@ -379,7 +379,15 @@ class TurnCoordinator:
                     continue
                 if render is not None:
                     render(item)
-                self._progress(call, item)
+                if call.mode is None or not call.name:
+                    self._progress(call, item)
+                    continue
+                key = item.parameter  # decided: only what partial_arguments() shows is kept up to date
+                if key is not None:
+                    call.current_key = key
+                    completed = item.completed
+                    if completed is not None and len(completed.path) == 1 and key not in call.completed_keys:
+                        call.completed_keys.append(key)
             else:
                 self.handle_item(item)
         if self._answers:

@@ -164,6 +164,7 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
             co.apply_answers()
 
     iterator = iter(events)
+    requests = co.requests
     try:
         try:
             for event in _read(co, iterator):
@@ -171,14 +172,17 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
                     worker.collect(block=False)
                 if co._answers:
                     co.apply_answers()
-                if co.requests:
+                if requests:
                     dispatch()
                 if co.cancel_requested:
                     break
                 co.handle(event)
-                if co.requests:
+                if requests:
                     dispatch()
-                if co.cancel_requested or co.stream_over:
+                if co.cancel_requested:
+                    break
+                pipeline = co._pipeline  # co.stream_over, without the property's call
+                if pipeline is not None and pipeline.over:
                     break
         finally:
             if co.cancel_requested:
@@ -255,7 +259,8 @@ async def arun(
         co.handle(event)
         if co._answers or co.requests:
             dispatch()
-        return co.stream_over
+        pipeline = co._pipeline  # co.stream_over, without the property's call
+        return pipeline is not None and pipeline.over
 
     try:
         while not co.cancel_requested:
