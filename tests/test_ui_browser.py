@@ -18,6 +18,8 @@ import pytest
 from test_ui_example import Server
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the test extra)")
+from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(
@@ -43,6 +45,26 @@ def browser() -> Any:
     driver.quit()
 
 
+def answer(driver: Any, box: Any, button: str) -> bool:
+    """Click ``button`` (``.approve`` / ``.decline``) of the prompt ``box``; ``True`` once the page took the
+    click (its handler disables both buttons, and the answer then replaces the box).
+
+    The box sits below the parameters, which grow while they stream: the button can move between the
+    driver finding it and the click landing, so the click misses (silently, or intercepted by the
+    parameter's ``<pre>``). The caller clicks again until the page took it.
+    """
+    try:
+        target = box.find_element("css selector", button)
+        if not target.is_enabled():
+            return True
+        target.click()
+        return not target.is_enabled()
+    except StaleElementReferenceException:  # the answer replaced the box: the click was taken
+        return True
+    except ElementClickInterceptedException:
+        return False
+
+
 def approve_until_done(driver: Any) -> None:
     """Approve the call, and approve it again when it is asked again whole (the early answer covered what
     the first prompt showed), until the stream ends."""
@@ -50,9 +72,8 @@ def approve_until_done(driver: Any) -> None:
 
     def step() -> Any:
         for box in driver.find_elements("css selector", ".approval"):
-            if box not in answered:
+            if box not in answered and answer(driver, box, ".approve"):
                 answered.append(box)
-                box.find_element("css selector", ".approve").click()
         return driver.execute_script("return document.getElementById('run-status').dataset.done")
 
     wait_for(step, what="the end of the stream")
@@ -138,7 +159,8 @@ def test_decline_cancels_and_nothing_runs(browser: Any, tmp_path: Path) -> None:
     try:
         browser.get(f"{server.url}/?autostart")
         watch_until_prompt(browser)
-        browser.find_element("css selector", ".approval .decline").click()
+        box = browser.find_element("css selector", ".approval")
+        wait_for(lambda: answer(browser, box, ".decline"), what="the page to take the Decline click")
         wait_for(lambda: browser.execute_script("return document.getElementById('run-status').dataset.done"),
                  what="the end of the stream")
         assert browser.find_element("id", "run-status").get_attribute("data-state") == "cancelled"

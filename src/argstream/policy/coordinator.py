@@ -350,10 +350,8 @@ class TurnCoordinator:
             pipeline = self._pipeline = pipeline_for(self.provider, event, self.stream, self.provider_options)
             if pipeline is None:
                 raise TypeError("a to_events-style provider: pass its events to handle(), not the stream items")
-        try:
-            hit = pipeline.hit(event)
-        except Exception:
-            hit = None
+        chunk = pipeline._chunk
+        hit = chunk(event) if chunk is not None else None  # the adapter's fast test never raises
         if hit is None:
             try:
                 events = pipeline.events(event)
@@ -366,14 +364,32 @@ class TurnCoordinator:
             return
         call = self._live.get(hit[0])
         if call is None:
+            pipeline.count += 1
             self._event(Part(hit[0], ToolCall(ArgumentChunk(hit[1]))))
             return
         if call.dropped:
+            pipeline.count += 1
             call.dropped_chunks += 1
             return
         call.chunks += 1
-        for item in self.stream.argument(hit[0], hit[1]):
-            self.handle_item(item)
+        render = self.render
+        for item in pipeline.take(hit):  # the call's parser, progress items built in C
+            if type(item) is ToolCallArgumentProgress:
+                if call.dropped:
+                    continue
+                if render is not None:
+                    render(item)
+                if call.mode is None or not call.name:
+                    self._progress(call, item)
+                    continue
+                key = item.parameter  # decided: only what partial_arguments() shows is kept up to date
+                if key is not None:
+                    call.current_key = key
+                    completed = item.completed
+                    if completed is not None and len(completed.path) == 1 and key not in call.completed_keys:
+                        call.completed_keys.append(key)
+            else:
+                self.handle_item(item)
         if self._answers:
             self.apply_answers()
 

@@ -164,17 +164,25 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
             co.apply_answers()
 
     iterator = iter(events)
+    requests = co.requests
     try:
         try:
             for event in _read(co, iterator):
-                worker.collect(block=False)
-                co.apply_answers()
-                dispatch()
+                if worker.pending:
+                    worker.collect(block=False)
+                if co._answers:
+                    co.apply_answers()
+                if requests:
+                    dispatch()
                 if co.cancel_requested:
                     break
                 co.handle(event)
-                dispatch()
-                if co.cancel_requested or co.stream_over:
+                if requests:
+                    dispatch()
+                if co.cancel_requested:
+                    break
+                pipeline = co._pipeline  # co.stream_over, without the property's call
+                if pipeline is not None and pipeline.over:
                     break
         finally:
             if co.cancel_requested:
@@ -249,8 +257,10 @@ async def arun(
             co.stream_failed()
             raise
         co.handle(event)
-        dispatch()
-        return co.stream_over
+        if co._answers or co.requests:
+            dispatch()
+        pipeline = co._pipeline  # co.stream_over, without the property's call
+        return pipeline is not None and pipeline.over
 
     try:
         while not co.cancel_requested:
