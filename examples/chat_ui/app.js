@@ -25,7 +25,7 @@ function call(id, name) {
     const params = el("div", "params");
     const approval = el("div", "approval-slot");
     const status = el("div", "status", "arguments streaming…");
-    root.append(params, approval, status);
+    root.append(approval, params, status);  // the prompt above the growing content: its buttons never move
     conversation.append(root);
     c = {root, paramsEl: params, params: new Map(), status, approval};
     calls.set(id, c);
