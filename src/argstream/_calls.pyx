@@ -13,6 +13,7 @@ from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
 from argstream._fragments cimport String
+from argstream._fragment_builder cimport FragmentBuilder
 from argstream._parser cimport IncrementalArgParser
 
 from argstream import _calls_py
@@ -205,6 +206,7 @@ cdef class ArgumentCall:
         cdef list out
         cdef Py_ssize_t k, n
         cdef object pair, path, leaf, completed
+        cdef FragmentBuilder builder
         if self.error is not None or not text:
             return []
         if not self.seen and not text.isspace():
@@ -216,10 +218,13 @@ cdef class ArgumentCall:
         else:
             fragments = self._push_python(text)
         if self.validator is not None:  # before any return: a key can end a chunk that has no fragment
-            if self.spans:
-                self.validator.extend(fragments, self.parser.spans, getattr(self.parser, "keys", None))
-            else:
+            if not self.spans:
                 self.validator.extend(fragments)
+            elif self._cparser is not None:  # the compiled parser's own lists, without its guarded properties
+                builder = self._cparser._builder
+                self.validator.extend(fragments, builder.spans, builder.keys)
+            else:
+                self.validator.extend(fragments, self.parser.spans, getattr(self.parser, "keys", None))
         n = PyList_GET_SIZE(fragments)
         if n == 0:
             return []
@@ -318,6 +323,8 @@ cdef class PipelineBase:
         if type(call) is not ArgumentCall:
             return self._argument(hit[0], hit[1])
         out = (<ArgumentCall>call).push(hit[1])
-        if (<ArgumentCall>call).error is not None or (<ArgumentCall>call).validator is not None:
-            self._report(call, out)
+        if ((<ArgumentCall>call).error is not None and not (<ArgumentCall>call).failed) or (
+                (<ArgumentCall>call).validator is not None and not (<ArgumentCall>call).violated
+                and (<ArgumentCall>call).validator.violations):
+            self._report(call, out)  # something to report that was not yet: the call's first violation, its failure
         return out

@@ -292,6 +292,7 @@ class PipelineBase:
         if type(call) is not ArgumentCall:
             return self._argument(hit[0], hit[1])
         out = call.push(hit[1])
-        if call.error is not None or call.validator is not None:
-            self._report(call, out)
+        if (call.error is not None and not call.failed) or (
+                call.validator is not None and not call.violated and call.validator.violations):
+            self._report(call, out)  # something to report that was not yet: the call's first violation, its failure
         return out
