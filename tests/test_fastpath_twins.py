@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from argstream import _backend, _fastpath_py
-from argstream.providers import anthropic, openai_responses
+from argstream.providers import anthropic, langchain, openai_responses
 
 pytestmark = pytest.mark.skipif(_backend.fastpath_c is None, reason="the compiled core is not in use")
 
@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(_backend.fastpath_c is None, reason="the compile
 def test_the_constants_are_the_providers() -> None:
     assert _fastpath_py._TOOL == anthropic._TOOL
     assert _fastpath_py._FUNCTION == openai_responses._FUNCTION
+    assert _fastpath_py._FINISH_KEYS == langchain._FINISH_KEYS
 
 
 KEYS = st.sampled_from(["type", "index", "delta", "partial_json", "item_id", "output_index", "other"])
@@ -166,31 +167,40 @@ def _wrap(how: int, value: Any) -> Any:
         return model
     if how == 4:
         return _Proxy(inner)
+    if how == 5:  # a model whose extras slot was never set (built without pydantic's __init__)
+        model = _Model.__new__(_Model)
+        object.__setattr__(model, "__dict__", inner)
+        return model
     return inner
 
 
 CHAT_TEXT = st.one_of(st.none(), st.text(max_size=3))
 
 
-@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.integers(0, 4), st.booleans()), min_size=1, max_size=3),
+def _chat(base: type, current: dict, name: str, response: str, finished: bool) -> Any:
+    """A ``ChatFast`` of ``base`` with one choice whose call ``(0, "call", 0)`` (id ``fc_1``, named
+    ``name``) has slot 0 and streams at the indexes ``current`` maps to it."""
+    from argstream.providers._common import Slots
+
+    class Adapter(base):  # type: ignore[misc, valid-type]
+        pass
+
+    adapter = Adapter()
+    adapter._slots = Slots()
+    adapter._slots((0, "call", 0))
+    adapter._choices = {0: _Choice(current, {(0, "call", 0): _Call("fc_1", name)})}
+    adapter._response_id, adapter._finished, adapter._hit = response, finished, None
+    return adapter
+
+
+@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.integers(0, 5), st.booleans()), min_size=1, max_size=3),
        finished=st.booleans(), response=st.sampled_from(["r1", ""]), named=st.booleans())
 def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named: bool) -> None:
     """On a run of items (the last hit's lookups kept between them, forgotten where the general way ran),
     in any of the shapes SDKs and proxies give."""
-    from argstream.providers._common import Slots
-
     seen = []
     for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
-        class Adapter(base):  # type: ignore[misc, valid-type]
-            pass
-
-        adapter = Adapter()
-        adapter._slots = Slots()
-        adapter._slots((0, "call", 0))
-        adapter._choices = {0: _Choice({0: (0, "call", 0), 1: (0, "call", 9)},
-                                       {(0, "call", 0): _Call("fc_1", "f" if named else "")})}
-        adapter._response_id, adapter._finished = response, finished
-        adapter._hit = None
+        adapter = _chat(base, {0: (0, "call", 0), 1: (0, "call", 9)}, "f" if named else "", response, finished)
         run = []
         for item, text, how, general in items:
             item = _wrap(how, item)
@@ -202,22 +212,14 @@ def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named
     assert seen[0] == seen[1]
 
 
-@pytest.mark.parametrize("how", [0, 1, 2, 4])
+@pytest.mark.parametrize("how", [0, 1, 2, 4, 5])
 def test_chat_fast_test_reads_every_shape(how: int) -> None:
-    """The dominant chunk is taken as a dict, a namespace, a pydantic object with extras, and an object with
-    a ``__dict__`` property; a content field hidden in the extras makes it decline."""
-    from argstream.providers._common import Slots
-
+    """The dominant chunk is taken as a dict, a namespace, a pydantic object with extras, an object with a
+    ``__dict__`` property, and a pydantic object whose extras were never set; a content field hidden in the
+    extras makes it decline."""
     chunk = {"id": "r1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}}]}
     for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
-        class Adapter(base):  # type: ignore[misc, valid-type]
-            pass
-
-        adapter = Adapter()
-        adapter._slots = Slots()
-        adapter._slots((0, "call", 0))
-        adapter._choices = {0: _Choice({0: (0, "call", 0)}, {(0, "call", 0): _Call("fc_1", "f")})}
-        adapter._response_id, adapter._finished, adapter._hit = "r1", False, None
+        adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
         assert adapter.chunk(_wrap(how, chunk)) == (0, "x")
         assert adapter.chunk(_wrap(how, chunk)) == (0, "x")  # from the kept lookups
         hidden = {**chunk, "choices": [{**chunk["choices"][0], "delta": {**chunk["choices"][0]["delta"], "content": "hi"}}]}
@@ -249,11 +251,50 @@ class _Message(pydantic.BaseModel):
     chunk_position: Any = None
 
 
+#: ``response_metadata`` dicts: the usual (model, provider), finishes of every provider, Responses objects
+METADATA = st.dictionaries(
+    st.sampled_from(["model_name", "model_provider", "finish_reason", "stop_reason", "done_reason", "object", "status",
+                     "incomplete_details"]),
+    st.one_of(st.none(), st.integers(0, 1), st.sampled_from(["openai", "stop", "response", "completed", "in_progress",
+                                                             "incomplete", "tool_calls"]),
+              st.just({"reason": "content_filter"})), max_size=4)
+
+
+def _langchain(base: type) -> Any:
+    """A ``LangChainFast`` of ``base`` with the adapter's hooks, streaming call ``("tool", 0)`` at index 0."""
+    class Adapter(base, langchain.Adapter):  # type: ignore[misc, valid-type]
+        __init__ = langchain.LangChainAdapter.__init__
+        _finishes = langchain.LangChainAdapter._finishes
+        _reasons = langchain.LangChainAdapter._reasons
+
+    adapter = Adapter()
+    adapter._slots(("tool", 0))
+    adapter._calls[("tool", 0)] = object()
+    adapter._current[0] = ("tool", 0)
+    return adapter
+
+
+@given(metadata=METADATA)
+def test_a_metadata_dict_that_finishes_is_never_taken(metadata: dict) -> None:
+    """The fast test reads a dict's finish itself: wherever the adapter's general way finds a finish (or
+    raises on a malformed one), the fast test declines."""
+    try:
+        finishes = langchain._finish_of(metadata) is not None
+    except langchain.ProviderProtocolError:
+        finishes = True
+    assert not finishes or _fastpath_py._may_finish(metadata)
+    for base in (_backend.fastpath_c.LangChainFast, _fastpath_py.LangChainFast):
+        adapter = _langchain(base)
+        message = _Message(type="AIMessageChunk", content="", tool_call_chunks=[{"index": 0, "args": "x"}],
+                           response_metadata=metadata)
+        assert (adapter.chunk(message) is None) == _fastpath_py._may_finish(metadata) or not metadata
+
+
 def langchain_items() -> st.SearchStrategy:
     entry = st.fixed_dictionaries({}, optional={"index": VALUES, "id": VALUES, "name": VALUES, "args": VALUES})
     fields = st.fixed_dictionaries({"type": st.sampled_from(["AIMessageChunk", "ai", "tool"])}, optional={
         "content": st.one_of(VALUES, st.just("")), "tool_call_chunks": st.one_of(st.lists(entry, max_size=2), VALUES),
-        "response_metadata": st.one_of(st.just({}), st.just({"finish_reason": "stop"}), st.just({"model": "m"})),
+        "response_metadata": st.one_of(st.just({}), METADATA, st.just(SimpleNamespace(finish_reason="stop"))),
         "additional_kwargs": st.one_of(st.just({}), st.just({"reasoning_content": "r"}), st.just({"x": 1})),
         "chunk_position": st.sampled_from([None, "last"])})
     return st.one_of(fields.map(lambda d: SimpleNamespace(**d)), fields.map(lambda d: _Message(**d)), VALUES)
@@ -261,7 +302,6 @@ def langchain_items() -> st.SearchStrategy:
 
 @given(item=langchain_items(), finished=st.booleans(), on_last=st.booleans(), known=st.booleans())
 def test_langchain_fast_tests_agree(item: Any, finished: bool, on_last: bool, known: bool) -> None:
-    from argstream.providers import langchain
     from argstream.providers._common import Slots
 
     seen = []
@@ -285,21 +325,15 @@ def test_langchain_fast_tests_agree(item: Any, finished: bool, on_last: bool, kn
 @pytest.mark.parametrize("shape", [SimpleNamespace, _Message])
 def test_langchain_fast_test_takes_its_dominant_item(shape: Any) -> None:
     """The item ``stream()`` yields for an argument delta is taken; a finish or reasoning beside it is not."""
-    from argstream.providers import langchain
-
     for base in (_backend.fastpath_c.LangChainFast, _fastpath_py.LangChainFast):
-        class Adapter(base, langchain.Adapter):  # type: ignore[misc, valid-type]
-            __init__ = langchain.LangChainAdapter.__init__
-            _finishes = langchain.LangChainAdapter._finishes
-            _reasons = langchain.LangChainAdapter._reasons
-
-        adapter = Adapter()
-        adapter._slots(("tool", 0))
-        adapter._calls[("tool", 0)] = object()
-        adapter._current[0] = ("tool", 0)
+        adapter = _langchain(base)
         fields = {"type": "AIMessageChunk", "content": "", "tool_call_chunks": [{"index": 0, "args": "x"}],
                   "response_metadata": {}, "additional_kwargs": {}}
         assert adapter.chunk(shape(**fields)) == (0, "x") and adapter._last_call == ("tool", 0)
         assert adapter.chunk(shape(**{**fields, "response_metadata": {"finish_reason": "tool_calls"}})) is None
+        usual = {"model_name": "gpt-test", "model_provider": "openai"}
+        assert adapter.chunk(shape(**{**fields, "response_metadata": usual})) == (0, "x")
+        done = {"object": "response", "status": "completed"}
+        assert adapter.chunk(shape(**{**fields, "response_metadata": done})) is None
         assert adapter.chunk(shape(**{**fields, "additional_kwargs": {"reasoning_content": "hm"}})) is None
         assert adapter.chunk(shape(**{**fields, "content": "text"})) is None

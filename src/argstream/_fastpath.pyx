@@ -10,12 +10,14 @@ changed when it declines.
 
 cimport cython
 from cpython.dict cimport PyDict_Size
-from cpython.ref cimport PyObject
+from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
+from cpython.ref cimport Py_DECREF, PyObject
 
 cdef extern from "Python.h":
     PyObject* PyDict_GetItemWithError(object d, object key) except? NULL
-    object PyObject_GenericGetDict(object o, void* context)
-    object PyObject_GenericGetAttr(object o, object name)
+    # as C returns them (a new reference, or NULL with an error set): read through ``taken``
+    PyObject* GenericGetDict "PyObject_GenericGetDict"(object o, void* context)
+    PyObject* GenericGetAttr "PyObject_GenericGetAttr"(object o, object name)
 
 import types as _types
 
@@ -82,12 +84,29 @@ cdef int kind_of_slow(type t) except -1:
     return kind
 
 
-cdef inline object own_fields(object item, int kind):
+cdef int raise_set() except -1:
+    """Raise the error already set (``except -1`` makes the caller raise it)."""
+    return -1
+
+
+cdef inline object taken(PyObject* found):
+    """The object of a new reference a C lookup returned; ``None`` where it failed with an
+    ``AttributeError`` (cleared), any other error raised. It replaces a ``try`` block, whose save of
+    the exception state costs more than the lookup itself."""
+    cdef object value
+    if found == NULL:
+        if PyErr_ExceptionMatches(AttributeError):
+            PyErr_Clear()
+            return None
+        raise_set()
+    value = <object>found
+    Py_DECREF(value)
+    return value
+
+
+cdef inline object own_fields(object item):
     """``item.__dict__`` for a type of kind ``OWN`` / ``OWN_EXTRA`` (``None`` when it has none)."""
-    try:
-        return PyObject_GenericGetDict(item, NULL)
-    except AttributeError:
-        return None
+    return taken(GenericGetDict(item, NULL))
 
 
 cdef inline object as_dict(object item):
@@ -95,7 +114,7 @@ cdef inline object as_dict(object item):
     if type(item) is dict:
         return item
     if kind_of(type(item)) != OTHER:
-        d = own_fields(item, OWN)
+        d = own_fields(item)
     else:
         d = getattr(item, "__dict__", None)
     return d if type(d) is dict else None
@@ -176,13 +195,10 @@ cdef inline object fields(object obj):
         own = getattr(obj, "__dict__", None)
         extra = getattr(obj, EXTRA, None) if own is not None else None
     else:
-        own = own_fields(obj, kind)
+        own = own_fields(obj)
         extra = None
         if kind == OWN_EXTRA and own is not None:
-            try:
-                extra = PyObject_GenericGetAttr(obj, EXTRA)
-            except AttributeError:
-                pass
+            extra = taken(GenericGetAttr(obj, EXTRA))
     if extra and type(extra) is dict:
         if not own:
             return extra
@@ -208,9 +224,10 @@ cdef inline object get(object view, str key):
 
 
 cdef inline bint payload_besides_calls(dict d):
-    """Whether ``d`` holds a non-empty content field (``PAYLOAD``) besides ``tool_calls``."""
+    """Whether ``d`` holds a non-empty content field (``PAYLOAD``) besides ``tool_calls`` (the usual
+    ``None`` fields of an SDK object are passed over before any other test)."""
     for name, value in d.items():
-        if value and name in PAYLOAD and name != u"tool_calls":
+        if value is not None and name != u"tool_calls" and name in PAYLOAD and value:
             return True
     return False
 
@@ -294,10 +311,27 @@ cdef class ChatFast:
         return slot, arguments
 
 
+#: providers.langchain._FINISH_KEYS: the ``response_metadata`` keys that hold a provider's finish value
+cdef tuple FINISH_KEYS = (u"finish_reason", u"stop_reason", u"done_reason")
+
+
+cdef inline bint may_finish(dict metadata):
+    """Whether a ``response_metadata`` dict may end the response: a finish key set, or an ``object``
+    that may be a Responses terminal event (the adapter's general way decides; the usual metadata,
+    the model's name and provider, holds neither)."""
+    cdef object kind
+    for key in FINISH_KEYS:
+        if metadata.get(key) is not None:
+            return True
+    kind = metadata.get(u"object")
+    return kind is not None and (type(kind) is not str or kind == u"response")
+
+
 cdef class LangChainFast:
     """The state ``chunk`` reads: whether the response finished, the calls by key, the call streaming
     at each ``tool_call_chunks[].index``, the slots; the adapter's ``_finishes(metadata)`` and
-    ``_reasons(extra)`` read a non-empty ``response_metadata`` / ``additional_kwargs``."""
+    ``_reasons(extra)`` read a non-empty ``response_metadata`` that is not a dict (``may_finish`` reads
+    a dict) and a non-empty ``additional_kwargs``."""
     cdef public bint _finished
     cdef public bint _finish_on_last
     cdef public dict _calls
@@ -311,7 +345,7 @@ cdef class LangChainFast:
         if type(item) is dict or kind_of(type(item)) == OTHER:
             d = getattr(item, "__dict__", None) if type(item) is not dict else None
         else:
-            d = own_fields(item, OWN)
+            d = own_fields(item)
         if type(d) is not dict or self._finished or (<dict>d).get(u"type") != u"AIMessageChunk" or (
                 <dict>d).get(u"content"):
             return None
@@ -320,7 +354,9 @@ cdef class LangChainFast:
             return None
         metadata = (<dict>d).get(u"response_metadata")
         extra = (<dict>d).get(u"additional_kwargs")
-        if (metadata and self._finishes(metadata)) or (extra and self._reasons(extra)) or (
+        if metadata and (may_finish(<dict>metadata) if type(metadata) is dict else self._finishes(metadata)):
+            return None
+        if (extra and self._reasons(extra)) or (
                 self._finish_on_last and (<dict>d).get(u"chunk_position") == u"last"):
             return None
         entry = (<list>entries)[0]

@@ -183,10 +183,26 @@ class ChatFast:
         return slot, arguments
 
 
+#: providers.langchain._FINISH_KEYS: the ``response_metadata`` keys that hold a provider's finish value
+_FINISH_KEYS = ("finish_reason", "stop_reason", "done_reason")
+
+
+def _may_finish(metadata: dict[Any, Any]) -> bool:
+    """Whether a ``response_metadata`` dict may end the response: a finish key set, or an ``object``
+    that may be a Responses terminal event (the adapter's general way decides; the usual metadata,
+    the model's name and provider, holds neither)."""
+    for key in _FINISH_KEYS:
+        if metadata.get(key) is not None:
+            return True
+    kind = metadata.get("object")
+    return kind is not None and (type(kind) is not str or kind == "response")
+
+
 class LangChainFast:
     """The state ``chunk`` reads: whether the response finished, the calls by key, the call streaming
     at each ``tool_call_chunks[].index``, the slots; the adapter's ``_finishes(metadata)`` and
-    ``_reasons(extra)`` read a non-empty ``response_metadata`` / ``additional_kwargs``."""
+    ``_reasons(extra)`` read a non-empty ``response_metadata`` that is not a dict (``_may_finish``
+    reads a dict) and a non-empty ``additional_kwargs``."""
 
     __slots__ = ()
     _finished: bool
@@ -214,8 +230,9 @@ class LangChainFast:
             return None
         metadata = d.get("response_metadata")
         extra = d.get("additional_kwargs")
-        if (metadata and self._finishes(metadata)) or (extra and self._reasons(extra)) or (
-                self._finish_on_last and d.get("chunk_position") == "last"):
+        if metadata and (_may_finish(metadata) if type(metadata) is dict else self._finishes(metadata)):
+            return None
+        if (extra and self._reasons(extra)) or (self._finish_on_last and d.get("chunk_position") == "last"):
             return None
         entry = entries[0]
         if type(entry) is not dict or entry.get("id") or entry.get("name"):
