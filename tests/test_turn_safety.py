@@ -175,6 +175,27 @@ def test_a_stream_cut_after_a_complete_call_runs_nothing(fused: bool, make_parse
     assert ran == [] and result.finish_reason is FinishReason.ERROR
 
 
+@pytest.mark.parametrize("answer", [True, "edit"])
+@pytest.mark.parametrize("fused", [True, False])
+def test_a_yes_that_comes_after_its_response_failed_runs_nothing(fused: bool, answer: Any,
+                                                                 make_parser: Any) -> None:
+    """A prompt still open when the response ends in an error (a prompt on the threaded driver's worker,
+    answered once the stream has raised): the call has failed, and a "yes" or an edit given later is
+    ignored; it used to run the call its response never completed."""
+    items = anthropic_message("m1", [("toolu_1", "rm", {"path": "src/a"})], stop=False)
+    items.append({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    ran: list[Any] = []
+    builder = EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, flat=True))
+    co = TurnCoordinator(READ_UNATTENDED, prompt=lambda call: None, edit=lambda call: {"path": "src/b"},
+                         execute=lambda c: ran.append(c.arguments), builder=builder,
+                         provider="anthropic" if fused else None)
+    result = co.run(items if fused else anthropic.to_events(items))
+    (call,) = result.calls
+    assert result.finish_reason is FinishReason.ERROR and call.failed and "error" in call.response
+    co.answer(call, answer, call.prompts)  # the person answers after the stream's end
+    assert call.failed and not call.executed and ran == []
+
+
 @pytest.mark.parametrize("fused", [True, False])
 def test_run_at_flush_runs_at_the_flush_as_documented(fused: bool, make_parser: Any) -> None:
     items = anthropic_message("m1", [("toolu_1", "read", {"path": "src/a"})], stop=False)

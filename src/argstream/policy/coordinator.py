@@ -72,6 +72,10 @@ class CallStatus(enum.Enum):
     FAILED = "failed"  # invalid or cut-off arguments: never runs
 
 
+#: statuses of a call that may still run
+_OPEN = frozenset((CallStatus.PENDING, CallStatus.PROMPTING, CallStatus.EDITING, CallStatus.APPROVED))
+NOT_RUN = "not run: the response ended in an error"
+
 #: run modes from the least strict to the most
 _STRICTNESS = (RunMode.UNATTENDED, RunMode.ASK, RunMode.EDIT, RunMode.SKIP)
 
@@ -609,15 +613,25 @@ class TurnCoordinator:
         self._check_cancel()
 
     def _end_response(self, ok: bool) -> None:
-        """The response ended: its approved calls run now, unless it ended in an error (then none does)."""
+        """The response ended: its approved calls run now, unless it ended in an error (then none does).
+
+        With ``run_at="finish"``, a call of a failed response whose prompt or editor is still open fails
+        too: an answer that comes after the error (a prompt on the threaded driver's worker, answered
+        once the stream has raised) must not run a call its response never completed."""
         held, self._held = self._held, []
+        ended = self._response
         self._response += 1
         for call in held:
             if ok:
                 self._run_now(call)
             else:
                 call.status = CallStatus.FAILED
-                call.response = "not run: the response ended in an error"
+                call.response = NOT_RUN
+        if not ok and self.run_at == "finish":
+            for call in self.calls.values():
+                if call.response_index == ended and not call.executed and call.status in _OPEN:
+                    call.status = CallStatus.FAILED
+                    call.response = NOT_RUN
 
     def _check_cancel(self) -> None:
         """Cancel the stream when calls are being dropped and no other call is still streaming."""
