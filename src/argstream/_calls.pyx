@@ -38,18 +38,8 @@ cdef class ToolCallArgumentProgress:
     ``Completed(path, value)`` that this fragment closed, or ``None``) and ``index`` (the
     call's index in the response). Equality compares the call and the fragment only.
     Immutable; built from ``(tool_call_id, tool_name, fragment)`` by hand, or from the flat form
-    by the pipeline (then ``fragment`` is nested on first access).
+    by the pipeline (then ``fragment`` is nested on first access). Fields: ``_calls.pxd``.
     """
-    cdef readonly object tool_call_id
-    cdef readonly object tool_name
-    cdef readonly object path
-    cdef readonly object leaf
-    cdef readonly object completed
-    cdef readonly object index
-    cdef readonly tuple repairs
-    cdef object _fragment
-    cdef bint _twin
-
     __match_args__ = ("tool_call_id", "tool_name", "fragment")
 
     def __init__(self, tool_call_id, tool_name, fragment=None, path=(), leaf=None, completed=None, index=0):
@@ -289,15 +279,8 @@ cdef class ArgumentCall:
 
 
 cdef class PipelineBase:
-    """The fused pipeline's ``feed``: ``_calls_py.PipelineBase``, which this follows line by line, in C."""
-    cdef public object _chunk
-    cdef public object _run
-    cdef public object _feed
-    cdef public object _argument
-    cdef public dict _calls
-    cdef public object _report
-    cdef public Py_ssize_t count
-    cdef public bint over
+    """The fused pipeline's ``feed``: ``_calls_py.PipelineBase``, which this follows line by line, in C
+    (its fields are declared in ``_calls.pxd``)."""
 
     def feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""

@@ -30,8 +30,9 @@ import threading
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
+from .._backend import BACKEND
 from ..builder import EventBuilder
 from ..events import (
     ArgumentChunk, ConversationEvent, Finished, FinishReason, Flush, Part, ToolCall, ToolCallArgumentProgress,
@@ -46,6 +47,11 @@ from .matchers import json_equal
 from .modes import ResultMode, RunMode
 from .rules import RunPolicy
 from .streaming import StreamingPolicyState
+
+if TYPE_CHECKING or BACKEND == "python":
+    from ._handle_py import CALL_FIELDS, END, PUMPED, CallBase, CoordinatorBase
+else:
+    from ._handle import CALL_FIELDS, END, PUMPED, CallBase, CoordinatorBase
 
 __all__ = [
     "CallStatus", "Request", "ToolCallState", "TurnCoordinator", "TurnResult", "SKIPPED", "SKIPPED_BY_USER",
@@ -81,7 +87,7 @@ _STRICTNESS = (RunMode.UNATTENDED, RunMode.ASK, RunMode.EDIT, RunMode.SKIP)
 
 
 @dataclass(eq=False)
-class ToolCallState:
+class ToolCallState(CallBase):
     """One tool call of the response: identity, decision, and what became of it."""
 
     index: int
@@ -183,6 +189,13 @@ class ToolCallState:
         return snap if isinstance(snap, dict) else {}
 
 
+# The fields ``CallBase`` holds are its own (C fields in the compiled base): the dataclass's class-level
+# defaults would hide them (its ``__init__`` keeps the defaults).
+for _name in CALL_FIELDS:
+    if _name in ToolCallState.__dict__:
+        delattr(ToolCallState, _name)
+
+
 @dataclass(frozen=True)
 class Request:
     """Something the coordinator needs from outside: ``prompt``, ``edit`` or ``execute`` ``call``.
@@ -205,7 +218,7 @@ class TurnResult:
     cancelled: bool
 
 
-class TurnCoordinator:
+class TurnCoordinator(CoordinatorBase):
     """Coordinates one model response (see the module doc).
 
     ``policies``: ``load_policies()``'s result, or any mapping of tool name to a
@@ -341,61 +354,23 @@ class TurnCoordinator:
 
     # -- sans-IO core ----------------------------------------------------------
 
-    def handle(self, event: Any) -> None:
-        """Process one provider event (``Part``, ``Flush`` or ``Finished``), or one item of a provider
-        stream (an SDK object or a decoded wire dict: the provider is detected from the first one, or
-        named by ``provider=``); requests queue on ``requests``."""
-        cls = type(event)
-        if cls is Part or cls is Flush or cls is Finished:
-            self._event(event)
-            return
-        pipeline = self._pipeline
+    def _start(self, first: Any) -> Any:
+        """The fused pipeline for the provider stream whose first item ``handle`` was given."""
+        pipeline = self._pipeline = pipeline_for(self.provider, first, self.stream, self.provider_options)
         if pipeline is None:
-            pipeline = self._pipeline = pipeline_for(self.provider, event, self.stream, self.provider_options)
-            if pipeline is None:
-                raise TypeError("a to_events-style provider: pass its events to handle(), not the stream items")
-        chunk = pipeline._chunk
-        hit = chunk(event) if chunk is not None else None  # the adapter's fast test never raises
-        if hit is None:
-            try:
-                events = pipeline.events(event)
-            except Exception:
-                for finished in pipeline.failed_events():
-                    self._event(finished)
-                raise
-            for one in events:
-                self._event(one)
-            return
-        call = self._live.get(hit[0])
-        if call is None:
-            pipeline.count += 1
-            self._event(Part(hit[0], ToolCall(ArgumentChunk(hit[1]))))
-            return
-        if call.dropped:
-            pipeline.count += 1
-            call.dropped_chunks += 1
-            return
-        call.chunks += 1
-        render = self.render
-        for item in pipeline.take(hit):  # the call's parser, progress items built in C
-            if type(item) is ToolCallArgumentProgress:
-                if call.dropped:
-                    continue
-                if render is not None:
-                    render(item)
-                if call.mode is None or not call.name:
-                    self._progress(call, item)
-                    continue
-                key = item.parameter  # decided: only what partial_arguments() shows is kept up to date
-                if key is not None:
-                    call.current_key = key
-                    completed = item.completed
-                    if completed is not None and len(completed.path) == 1 and key not in call.completed_keys:
-                        call.completed_keys.append(key)
-            else:
-                self.handle_item(item)
-        if self._answers:
-            self.apply_answers()
+            raise TypeError("a to_events-style provider: pass its events to handle(), not the stream items")
+        return pipeline
+
+    def _general(self, pipeline: Any, item: Any) -> None:
+        """A provider stream's item that the adapter's fast test declined: its events, the general way."""
+        try:
+            events = pipeline.events(item)
+        except Exception:
+            for finished in pipeline.failed_events():
+                self._event(finished)
+            raise
+        for one in events:
+            self._event(one)
 
     @property
     def stream_over(self) -> bool:

@@ -22,7 +22,7 @@ import threading
 from collections.abc import AsyncIterable, Awaitable, Callable, Iterable
 from typing import Any
 
-from .coordinator import Request, TurnCoordinator, TurnResult
+from .coordinator import END, PUMPED, Request, TurnCoordinator, TurnResult
 
 __all__ = ["run_inline", "run_threaded", "arun"]
 
@@ -76,25 +76,19 @@ def _driving(co: TurnCoordinator, on: bool) -> None:
         co.driving = on
 
 
-def _read(co: TurnCoordinator, iterator: Any) -> Any:
-    """The items of ``iterator``; at its clean end, or when it raises, the coordinator is told (a provider
-    stream fed item by item then gets its last events, or its ``Finished(ERROR)`` before the exception)."""
-    try:
-        yield from iterator
-    except Exception:
-        co.stream_failed()
-        raise
-    co.end_of_stream()
-
-
 def run_inline(co: TurnCoordinator, events: Iterable[Any], close: Callable[[], Any] | None = None) -> TurnResult:
     """Drive ``co`` over ``events`` with every callback on this thread, between events."""
     _driving(co, True)
     iterator = iter(events)
+    pump = co.pump
     try:
         try:
-            for event in _read(co, iterator):
-                co.handle(event)
+            while True:
+                event = pump(iterator)  # handles items itself until one leaves something to do
+                if event is END:
+                    break
+                if event is not PUMPED:
+                    co.handle(event)
                 serve_inline(co)
                 if co.cancel_requested or co.stream_over:
                     break
@@ -109,6 +103,8 @@ def run_inline(co: TurnCoordinator, events: Iterable[Any], close: Callable[[], A
 
 class _Worker:
     """One thread that runs prompts and edits in order and reports each one done."""
+
+    __slots__ = ("co", "jobs", "done", "pending", "thread")
 
     def __init__(self, co: TurnCoordinator) -> None:
         self.co = co
@@ -165,18 +161,23 @@ def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[],
 
     iterator = iter(events)
     requests = co.requests
+    pump = co.pump
     try:
         try:
-            for event in _read(co, iterator):
-                if worker.pending:
-                    worker.collect(block=False)
-                if co._answers:
-                    co.apply_answers()
-                if requests:
-                    dispatch()
-                if co.cancel_requested:
+            while True:
+                event = pump(iterator, worker)  # handles items itself while nothing waits for this loop
+                if event is END:
                     break
-                co.handle(event)
+                if event is not PUMPED:
+                    if worker.pending:
+                        worker.collect(block=False)
+                    if co._answers:
+                        co.apply_answers()
+                    if requests:
+                        dispatch()
+                    if co.cancel_requested:
+                        break
+                    co.handle(event)
                 if requests:
                     dispatch()
                 if co.cancel_requested:
