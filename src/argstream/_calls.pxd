@@ -28,4 +28,5 @@ cdef class PipelineBase:
     cdef public Py_ssize_t count
     cdef public bint over
 
+    cpdef feed(self, item)
     cpdef take(self, tuple hit)

@@ -25,6 +25,7 @@ cdef object PY_STRING = _PyString
 cdef object NEST_TWIN = _calls_py.nest_twin
 cdef object NEST = nest
 cdef object FLATTEN = flatten
+cdef object _END = object()  # PipelineItems: the wire iterator is exhausted
 
 
 @cython.final
@@ -282,7 +283,7 @@ cdef class PipelineBase:
     """The fused pipeline's ``feed``: ``_calls_py.PipelineBase``, which this follows line by line, in C
     (its fields are declared in ``_calls.pxd``)."""
 
-    def feed(self, item):
+    cpdef feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""
         cdef object hit
         cdef list out
@@ -296,6 +297,11 @@ cdef class PipelineBase:
             out += self._feed(event)
         self.over = self._run.over
         return out
+
+    def items(self, iterator):
+        """The stream items of every wire item ``iterator`` gives (see the twin): an iterator object
+        whose ``__next__`` feeds the next wire item when the items of the last one are used up."""
+        return PipelineItems(self, iter(iterator))
 
     cpdef take(self, tuple hit):
         """The stream items of a dominant event the caller recognised itself (see the twin)."""
@@ -311,3 +317,38 @@ cdef class PipelineBase:
                 and (<ArgumentCall>call).validator.violations):
             self._report(call, out)  # something to report that was not yet: the call's first violation, its failure
         return out
+
+
+@cython.final
+cdef class PipelineItems:
+    """``PipelineBase.items``: the stream items of a wire iterator, one ``__next__`` at a time."""
+    cdef PipelineBase pipeline
+    cdef object iterator
+    cdef list out
+    cdef Py_ssize_t at
+
+    def __cinit__(self, PipelineBase pipeline, object iterator):
+        self.pipeline = pipeline
+        self.iterator = iterator
+        self.out = []
+        self.at = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        cdef object item, result
+        cdef list out = self.out
+        while self.at >= PyList_GET_SIZE(out):
+            if self.pipeline.over or self.iterator is None:
+                raise StopIteration
+            item = next(self.iterator, _END)
+            if item is _END:
+                self.iterator = None
+                raise StopIteration
+            result = self.pipeline.feed(item)
+            out = self.out = result if type(result) is list else list(result)
+            self.at = 0
+        item = <object>PyList_GET_ITEM(out, self.at)
+        self.at += 1
+        return item

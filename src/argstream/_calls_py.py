@@ -284,6 +284,16 @@ class PipelineBase:
         self.over = self._run.over
         return out
 
+    def items(self, iterator: Any) -> Any:
+        """The stream items of every wire item ``iterator`` gives, in order, until it is exhausted or an
+        item ends the stream (``over``); what ``iter_tool_stream`` yields from (compiled: an iterator
+        object, no generator frame per item). Errors, the iterator's own included, propagate."""
+        feed = self.feed
+        for item in iterator:
+            yield from feed(item)
+            if self.over:
+                return
+
     def take(self, hit: tuple[Any, str]) -> list[Any]:
         """The stream items of a dominant event the caller recognised itself, as ``(index, text)``
         from the adapter's ``chunk`` (counted as one wire item)."""

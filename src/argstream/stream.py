@@ -462,12 +462,9 @@ def iter_tool_stream(
                 yield from out
             if pipeline.over:
                 return
-            for item in iterator:
-                out = push(item)
-                if out:
-                    yield from out
-                if pipeline.over:
-                    return
+            yield from pipeline.items(iterator)  # compiled: one iterator object, no Python frame per item
+            if pipeline.over:
+                return
             out = pipeline.end()
         except Exception:
             yield from pipeline.failed()

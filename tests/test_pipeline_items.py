@@ -1,0 +1,76 @@
+"""``PipelineBase.items``, what ``iter_tool_stream`` yields from: the compiled iterator object
+(``_calls.PipelineItems``) gives the items of its pure twin (``_calls_py.PipelineBase.items``, a
+generator) for random provider streams, stops where the twin stops (a stream ended by an error event,
+an exhausted iterator) and raises what the twin raises, after the same items (a protocol error, the
+wire iterator's own failure)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_pipeline_fastpath import MODULES, STREAMS, canon, json_values, mutate
+
+from argstream import EventBuilder, _backend, _calls_py
+from argstream.stream import StreamPipeline, ToolStreamState
+
+pytestmark = pytest.mark.skipif(_backend.calls_c is None, reason="the compiled pipeline is not in use")
+
+
+class Failed(Exception):
+    """The wire iterator's read failed."""
+
+
+def reading(items: list[Any], fail_at: int | None) -> Any:
+    for n, item in enumerate(items):
+        if n == fail_at:
+            raise Failed(n)
+        yield item
+
+
+def drain(fmt: str, items: list[Any], twin: bool, make_parser: Any, fail_at: int | None) -> list[Any]:
+    factory = (lambda: EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, max_depth=64,
+                                                                      flat=True)))
+    pipeline = StreamPipeline(MODULES[fmt].adapter(), ToolStreamState(factory))
+    wire = reading(items, fail_at)
+    source = _calls_py.PipelineBase.items(pipeline, wire) if twin else pipeline.items(wire)
+    out: list[Any] = []
+    try:
+        for item in source:
+            out.append(canon(item))
+    except Exception as exc:  # noqa: BLE001 - the same error either way
+        out.append(("raised", type(exc).__name__, str(exc)))
+    out.append(("over", pipeline.over, pipeline.count, next(wire, "exhausted") if not pipeline.over else None))
+    return out
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(responses=st.lists(st.lists(st.one_of(st.none(), st.dictionaries(st.text(max_size=4), json_values,
+                                                                        max_size=3)), min_size=1, max_size=3),
+                          min_size=1, max_size=2),
+       seed=st.integers(0, 2**32), mutated=st.booleans(), fail_at=st.none() | st.integers(0, 80),
+       error_at=st.none() | st.integers(0, 80))
+def test_the_iterator_gives_the_twins_items(fmt: str, responses: list[list[Any]], seed: int, mutated: bool,
+                                            fail_at: int | None, error_at: int | None, make_parser: Any) -> None:
+    rng = random.Random(seed)
+    items = STREAMS[fmt](responses, rng)
+    if mutated:
+        items = mutate(items, rng)
+    if error_at is not None and error_at <= len(items):  # an error event: the stream is over there
+        items.insert(error_at, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+                     if fmt == "anthropic" else {"type": "error", "code": "server_error", "message": "Overloaded"}
+                     if fmt == "openai_responses" else {"error": {"message": "Overloaded", "type": "server_error"}})
+    assert drain(fmt, items, False, make_parser, fail_at) == drain(fmt, items, True, make_parser, fail_at)
+
+
+def test_an_iterator_that_is_not_a_list_and_an_empty_one(make_parser: Any) -> None:
+    rng = random.Random(5)
+    items = STREAMS["anthropic"]([[{"path": "src/a", "content": "x" * 50}]], rng)
+    assert drain("anthropic", items, False, make_parser, None) == drain("anthropic", items, True, make_parser, None)
+    pipeline = StreamPipeline(MODULES["anthropic"].adapter(), ToolStreamState())
+    source = pipeline.items(iter(()))
+    assert iter(source) is source and list(source) == [] and list(source) == []
