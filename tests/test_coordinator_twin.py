@@ -177,3 +177,23 @@ def test_a_failed_read_ends_the_response_and_is_raised(twin: ModuleType, module:
         (call,) = co.calls.values()
         assert ran == [] and call.chunks > 0 and not call.executed
         assert (co.finish_reason is not None and co.finish_reason.value == "error") is reported
+
+
+@pytest.mark.parametrize("module", ["compiled", "twin"])
+@pytest.mark.parametrize("driver", ["inline", "threaded"])
+def test_a_subclass_that_overrides_handle_sees_every_item(twin: ModuleType, module: str, driver: str) -> None:
+    """The drivers' reading loop calls a subclass's own ``handle`` for every item it reads (the compiled
+    one calls its C step directly only when ``handle`` is not overridden)."""
+    items = STREAMS["anthropic"]([[{"path": "src/x", "content": "y" * 100}]], random.Random(2))
+    base = (coordinator if module == "compiled" else twin).TurnCoordinator
+
+    class Counting(base):  # type: ignore[misc, valid-type]
+        seen = 0
+
+        def handle(self, event: Any) -> None:
+            Counting.seen += 1
+            super().handle(event)
+
+    co = Counting({"tool": "unattended"}, provider="anthropic", execute=lambda call: None)
+    result = (drivers.run_threaded if driver == "threaded" else drivers.run_inline)(co, items)
+    assert Counting.seen == len(items) and result.calls[0].executed

@@ -28,5 +28,5 @@ cdef class PipelineBase:
     cdef public Py_ssize_t count
     cdef public bint over
 
-    cpdef feed(self, item)
-    cpdef take(self, tuple hit)
+    cdef object feed_item(self, object item)
+    cdef object take_hit(self, tuple hit)

@@ -283,14 +283,19 @@ cdef class PipelineBase:
     """The fused pipeline's ``feed``: ``_calls_py.PipelineBase``, which this follows line by line, in C
     (its fields are declared in ``_calls.pxd``)."""
 
-    cpdef feed(self, item):
+    def feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""
+        return self.feed_item(item)
+
+    cdef object feed_item(self, object item):
+        """``feed`` for C callers: a cdef method, so no lookup of a Python override on every call (a
+        cpdef one on a Python subclass, ``StreamPipeline``, builds a bound method to compare each time)."""
         cdef object hit
         cdef list out
         if self._chunk is not None:
             hit = self._chunk(item)
             if hit is not None:
-                return self.take(<tuple>hit)
+                return self.take_hit(<tuple>hit)
         self.count += 1
         out = []
         for event in self._run.feed(item, self.count - 1):
@@ -303,8 +308,12 @@ cdef class PipelineBase:
         whose ``__next__`` feeds the next wire item when the items of the last one are used up."""
         return PipelineItems(self, iter(iterator))
 
-    cpdef take(self, tuple hit):
+    def take(self, tuple hit):
         """The stream items of a dominant event the caller recognised itself (see the twin)."""
+        return self.take_hit(hit)
+
+    cdef object take_hit(self, tuple hit):
+        """``take`` for C callers (see ``feed_item``)."""
         cdef object call
         cdef list out
         self.count += 1
@@ -346,7 +355,7 @@ cdef class PipelineItems:
             if item is _END:
                 self.iterator = None
                 raise StopIteration
-            result = self.pipeline.feed(item)
+            result = self.pipeline.feed_item(item)
             out = self.out = result if type(result) is list else list(result)
             self.at = 0
         item = <object>PyList_GET_ITEM(out, self.at)

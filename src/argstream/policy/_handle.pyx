@@ -43,10 +43,15 @@ cdef class CoordinatorBase:
     cdef public object requests
     cdef public bint cancel_requested
 
-    cpdef handle(self, event):
+    def handle(self, event):
         """Process one provider event (``Part``, ``Flush`` or ``Finished``), or one item of a provider
         stream (an SDK object or a decoded wire dict: the provider is detected from the first one, or
         named by ``provider=``); requests queue on ``requests``."""
+        self._handle(event)
+
+    cdef int _handle(self, object event) except -1:
+        """``handle`` for ``pump``: a cdef method, without the per-call lookup of a Python override
+        that a cpdef one makes on a Python subclass (``pump`` looks for an override once instead)."""
         cdef object cls = type(event)
         cdef PipelineBase pipeline
         cdef object chunk, hit, item, render, path, key, completed
@@ -54,7 +59,7 @@ cdef class CoordinatorBase:
         cdef ToolCallArgumentProgress progress
         if cls is PART or cls is FLUSH or cls is FINISHED:
             self._event(event)
-            return
+            return 0
         if self._pipeline is None:
             self._start(event)
         pipeline = <PipelineBase?>self._pipeline
@@ -62,20 +67,20 @@ cdef class CoordinatorBase:
         hit = chunk(event) if chunk is not None else None  # the adapter's fast test never raises
         if hit is None:
             self._general(pipeline, event)
-            return
+            return 0
         found = self._live.get(hit[0])
         if found is None:
             pipeline.count += 1
             self._event(PART(hit[0], TOOL_CALL(ARGUMENT_CHUNK(hit[1]))))
-            return
+            return 0
         call = <CallBase?>found
         if call.dropped:
             pipeline.count += 1
             call.dropped_chunks += 1
-            return
+            return 0
         call.chunks += 1
         render = self.render
-        for item in pipeline.take(hit):  # the call's parser, progress items built in C
+        for item in pipeline.take_hit(<tuple?>hit):  # the call's parser, progress items built in C
             if type(item) is ToolCallArgumentProgress:
                 if call.dropped:
                     continue
@@ -96,11 +101,12 @@ cdef class CoordinatorBase:
                 self.handle_item(item)
         if self._answers:
             self.apply_answers()
+        return 0
 
     def pump(self, iterator, worker=None):
         """The synchronous drivers' reading loop (see the twin)."""
         cdef object item
-        cdef PipelineBase pipeline
+        cdef bint own = type(self).handle is BASE_HANDLE  # else a subclass's handle is called, as the twin does
         while True:
             try:
                 item = next(iterator, END_)
@@ -112,7 +118,13 @@ cdef class CoordinatorBase:
                 return END_
             if self._answers or self.requests or self.cancel_requested or (worker is not None and worker.pending):
                 return item
-            self.handle(item)
+            if own:
+                self._handle(item)
+            else:
+                self.handle(item)
             if self._answers or self.requests or self.cancel_requested or (
                     self._pipeline is not None and (<PipelineBase?>self._pipeline).over):
                 return PUMPED_
+
+
+cdef object BASE_HANDLE = CoordinatorBase.handle
