@@ -26,7 +26,9 @@ cancels the provider stream.
 from __future__ import annotations
 
 import enum
+import os
 import threading
+import warnings
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -51,7 +53,14 @@ from .streaming import StreamingPolicyState
 if TYPE_CHECKING or BACKEND == "python":
     from ._handle_py import CALL_FIELDS, END, PUMPED, CallBase, CoordinatorBase
 else:
-    from ._handle import CALL_FIELDS, END, PUMPED, CallBase, CoordinatorBase
+    try:
+        from ._handle import CALL_FIELDS, END, PUMPED, CallBase, CoordinatorBase
+    except ImportError as exc:  # a build whose core is compiled but not this module (an older in-place build)
+        if os.environ.get("ARGSTREAM_REQUIRE_EXTENSION", "") not in ("", "0"):
+            raise
+        warnings.warn(f"argstream: the coordinator's compiled step does not load ({exc}); using its pure twin",
+                      RuntimeWarning, stacklevel=2)
+        from ._handle_py import CALL_FIELDS, END, PUMPED, CallBase, CoordinatorBase
 
 __all__ = [
     "CallStatus", "Request", "ToolCallState", "TurnCoordinator", "TurnResult", "SKIPPED", "SKIPPED_BY_USER",
