@@ -66,6 +66,84 @@ cdef extern from *:
     """
     PyObject* argstream_peek_error()
 
+cdef extern from *:
+    """
+    /* Plain-run scanners: the first index in d[j:n] whose character may stop a run of plain string
+     * text (a control character, a quote, a backslash; a byte >= 0x80 in UTF-8; a surrogate in a wide
+     * str), looked at 16 bytes at a time with SSE2. They stop at the last whole block: the caller's
+     * per-character loop finishes from where they return, and is the whole scan where SSE2 is absent. */
+    #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+    #include <emmintrin.h>
+    #define ARGSTREAM_SSE2 1
+    #if defined(__GNUC__) || defined(__clang__)
+    #define ARGSTREAM_CTZ(m) __builtin_ctz(m)
+    #else
+    #include <intrin.h>
+    static __inline int argstream_ctz(unsigned int m) { unsigned long i; _BitScanForward(&i, m); return (int)i; }
+    #define ARGSTREAM_CTZ(m) argstream_ctz(m)
+    #endif
+    #else
+    #define ARGSTREAM_SSE2 0
+    #endif
+
+    static inline Py_ssize_t argstream_plain1(const uint8_t* d, Py_ssize_t j, Py_ssize_t n, int utf8) {
+    #if ARGSTREAM_SSE2
+        const __m128i quote = _mm_set1_epi8(0x22), slash = _mm_set1_epi8(0x5C), ctl = _mm_set1_epi8(0x1F);
+        const __m128i zero = _mm_setzero_si128();
+        while (j + 16 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i*)(d + j));
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
+                                       _mm_cmpeq_epi8(_mm_subs_epu8(v, ctl), zero));
+            unsigned int m = (unsigned int)_mm_movemask_epi8(hit);
+            if (utf8) m |= (unsigned int)_mm_movemask_epi8(v);
+            if (m) return j + ARGSTREAM_CTZ(m);
+            j += 16;
+        }
+    #endif
+        return j;
+    }
+
+    static inline Py_ssize_t argstream_plain2(const uint16_t* d, Py_ssize_t j, Py_ssize_t n) {
+    #if ARGSTREAM_SSE2
+        const __m128i quote = _mm_set1_epi16(0x22), slash = _mm_set1_epi16(0x5C), ctl = _mm_set1_epi16(0x1F);
+        const __m128i high = _mm_set1_epi16((short)0xF800), sur = _mm_set1_epi16((short)0xD800);
+        const __m128i zero = _mm_setzero_si128();
+        while (j + 8 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i*)(d + j));
+            __m128i hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi16(v, quote), _mm_cmpeq_epi16(v, slash)),
+                _mm_or_si128(_mm_cmpeq_epi16(_mm_subs_epu16(v, ctl), zero),
+                             _mm_cmpeq_epi16(_mm_and_si128(v, high), sur)));
+            unsigned int m = (unsigned int)_mm_movemask_epi8(hit);
+            if (m) return j + (ARGSTREAM_CTZ(m) >> 1);
+            j += 8;
+        }
+    #endif
+        return j;
+    }
+
+    static inline Py_ssize_t argstream_plain4(const uint32_t* d, Py_ssize_t j, Py_ssize_t n) {
+    #if ARGSTREAM_SSE2
+        /* code points are below 0x110000, so the signed compare is an unsigned one */
+        const __m128i quote = _mm_set1_epi32(0x22), slash = _mm_set1_epi32(0x5C), space = _mm_set1_epi32(0x20);
+        const __m128i sur = _mm_set1_epi32(0x1B);
+        while (j + 4 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i*)(d + j));
+            __m128i hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi32(v, quote), _mm_cmpeq_epi32(v, slash)),
+                _mm_or_si128(_mm_cmplt_epi32(v, space), _mm_cmpeq_epi32(_mm_srli_epi32(v, 11), sur)));
+            unsigned int m = (unsigned int)_mm_movemask_epi8(hit);
+            if (m) return j + (ARGSTREAM_CTZ(m) >> 2);
+            j += 4;
+        }
+    #endif
+        return j;
+    }
+    """
+    Py_ssize_t argstream_plain1(const uint8_t* d, Py_ssize_t j, Py_ssize_t n, bint utf8) noexcept nogil
+    Py_ssize_t argstream_plain2(const uint16_t* d, Py_ssize_t j, Py_ssize_t n) noexcept nogil
+    Py_ssize_t argstream_plain4(const uint32_t* d, Py_ssize_t j, Py_ssize_t n) noexcept nogil
+
 ctypedef fused char_t:
     uint8_t
     uint16_t
@@ -471,6 +549,7 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
             continue
         j = i
         if char_t is uint8_t:
+            j = argstream_plain1(data, j, n, utf8)
             while j + 8 <= n and not _stop8(data + j, utf8):  # eight plain bytes at a time
                 j += 8
             if utf8:
@@ -480,6 +559,10 @@ cdef Py_ssize_t _string(Tokenizer t, const char_t* data, Py_ssize_t i, Py_ssize_
                 while j < n and not STOP[data[j]]:
                     j += 1
         else:  # a surrogate stops the run too (only a str of kind 2 or 4 holds one): one more test per wide character
+            if char_t is uint16_t:
+                j = argstream_plain2(data, j, n)
+            else:
+                j = argstream_plain4(data, j, n)
             while j < n and (not STOP[data[j]] if data[j] < 256 else not _surrogate(data[j])):
                 j += 1
         if j > i:
