@@ -10,6 +10,7 @@ every call's state, every rendered item, what ran and what was raised must be th
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import random
@@ -93,6 +94,24 @@ def reading(items: list[Any], fail_at: int | None) -> Any:
         yield item
 
 
+async def areading(items: list[Any], fail_at: int | None, seed: int) -> Any:
+    """``reading`` as an async stream that gives the event loop a turn before some of its items."""
+    rng = random.Random(seed)
+    for n, item in enumerate(items):
+        if n == fail_at:
+            raise Failed(f"read {n} failed")
+        if rng.random() < 0.3:
+            await asyncio.sleep(0)
+        yield item
+
+
+def drive(driver: str, co: Any, items: list[Any], fail_at: int | None = None, seed: int = 0) -> Any:
+    """Run ``co`` over ``items`` with ``driver``: ``inline``, ``threaded`` or ``async`` (``arun``)."""
+    if driver == "async":
+        return asyncio.run(drivers.arun(co, areading(items, fail_at, seed)))
+    return (drivers.run_threaded if driver == "threaded" else drivers.run_inline)(co, reading(items, fail_at))
+
+
 def outcome(module: ModuleType, items: list[Any], fmt: str, policy: Any, seed: int, driver: str,
             make_parser: Any, fail_at: int | None = None) -> list[Any]:
     """Everything one coordinator of ``module`` did with ``items`` (a read failing at ``fail_at``)."""
@@ -124,7 +143,7 @@ def outcome(module: ModuleType, items: list[Any], fmt: str, policy: Any, seed: i
                                 on_decision=lambda call: seen.append(("decided", call.index, call.mode)),
                                 provider=fmt)
     try:
-        result = (drivers.run_threaded if driver == "threaded" else drivers.run_inline)(co, reading(items, fail_at))
+        result = drive(driver, co, items, fail_at, seed)
         end: Any = (result.finish_reason, result.cancelled, [canon_event(event) for event in result.events])
     except Exception as exc:  # noqa: BLE001 - the same error either way
         end = ("raised", type(exc).__name__, str(exc))
@@ -137,7 +156,7 @@ def outcome(module: ModuleType, items: list[Any], fmt: str, policy: Any, seed: i
     return [end, calls, seen, ran, sorted(asked) if end[0] != "raised" else None]
 
 
-@pytest.mark.parametrize("driver", ["inline", "threaded"])
+@pytest.mark.parametrize("driver", ["inline", "threaded", "async"])
 @pytest.mark.parametrize("fmt", sorted(STREAMS))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
 @given(responses=st.lists(st.lists(st.one_of(st.none(), arguments), min_size=1, max_size=3), min_size=1, max_size=2),
@@ -154,14 +173,14 @@ def test_the_compiled_base_coordinates_as_its_twin(twin: ModuleType, fmt: str, d
 
 
 @pytest.mark.parametrize("module", ["compiled", "twin"])
-@pytest.mark.parametrize("driver", ["inline", "threaded"])
+@pytest.mark.parametrize("driver", ["inline", "threaded", "async"])
 def test_a_failed_read_ends_the_response_and_is_raised(twin: ModuleType, module: str, driver: str,
                                                         make_parser: Any) -> None:
     """The pump reports a read's ``Exception`` as the stream's failure (the call cut off never runs),
     then raises it; a ``BaseException`` (Ctrl-C) is raised as it is."""
     items = STREAMS["anthropic"]([[{"path": "src/x", "content": "y" * 200}]], random.Random(1))
-    run = drivers.run_threaded if driver == "threaded" else drivers.run_inline
-    for error, reported in ((Failed("dropped"), True), (KeyboardInterrupt(), False)):
+    base_error = asyncio.CancelledError() if driver == "async" else KeyboardInterrupt()
+    for error, reported in ((Failed("dropped"), True), (base_error, False)):
         ran: list[Any] = []
         rendered: list[Any] = []
         co = (coordinator if module == "compiled" else twin).TurnCoordinator(
@@ -172,15 +191,23 @@ def test_a_failed_read_ends_the_response_and_is_raised(twin: ModuleType, module:
             yield from items[:40]
             raise error
 
+        async def asource() -> Any:
+            for item in source():
+                await asyncio.sleep(0)
+                yield item
+
         with pytest.raises(type(error)):
-            run(co, source())
+            if driver == "async":
+                asyncio.run(drivers.arun(co, asource()))
+            else:
+                (drivers.run_threaded if driver == "threaded" else drivers.run_inline)(co, source())
         (call,) = co.calls.values()
         assert ran == [] and call.chunks > 0 and not call.executed
         assert (co.finish_reason is not None and co.finish_reason.value == "error") is reported
 
 
 @pytest.mark.parametrize("module", ["compiled", "twin"])
-@pytest.mark.parametrize("driver", ["inline", "threaded"])
+@pytest.mark.parametrize("driver", ["inline", "threaded", "async"])
 def test_a_subclass_that_overrides_handle_sees_every_item(twin: ModuleType, module: str, driver: str) -> None:
     """The drivers' reading loop calls a subclass's own ``handle`` for every item it reads (the compiled
     one calls its C step directly only when ``handle`` is not overridden)."""
@@ -195,5 +222,80 @@ def test_a_subclass_that_overrides_handle_sees_every_item(twin: ModuleType, modu
             super().handle(event)
 
     co = Counting({"tool": "unattended"}, provider="anthropic", execute=lambda call: None)
-    result = (drivers.run_threaded if driver == "threaded" else drivers.run_inline)(co, items)
+    result = drive(driver, co, items)
     assert Counting.seen == len(items) and result.calls[0].executed
+
+
+class Later:
+    """An awaitable that is not a coroutine: its ``__await__`` waits for a future, then gives ``value``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Any:
+        future = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_soon(future.set_result, None)
+        yield from future.__await__()
+        return self.value
+
+
+class LaterStream:
+    """An async iterator whose ``__anext__`` gives ``Later`` awaitables (as some clients' streams do)."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = iter(items)
+
+    def __aiter__(self) -> LaterStream:
+        return self
+
+    def __anext__(self) -> Any:
+        for item in self.items:
+            return Later(item)
+        raise StopAsyncIteration
+
+
+@pytest.mark.parametrize("module", ["compiled", "twin"])
+def test_the_async_pump_awaits_any_awaitable_a_stream_gives(twin: ModuleType, module: str) -> None:
+    items = STREAMS["openai_chat"]([[{"path": "src/x", "content": "y" * 80}]], random.Random(3))
+    ran: list[Any] = []
+    co = (coordinator if module == "compiled" else twin).TurnCoordinator(
+        {"tool": "unattended"}, provider="openai_chat", execute=lambda call: ran.append(call.arguments))
+    result = asyncio.run(drivers.arun(co, LaterStream(items)))
+    assert ran == [{"path": "src/x", "content": "y" * 80}] and result.calls[0].executed
+
+
+@pytest.mark.parametrize("module", ["compiled", "twin"])
+def test_cancelling_the_task_reaches_the_read_in_progress(twin: ModuleType, module: str) -> None:
+    """A task cancelled while the stream's read waits: the read sees the cancellation (its ``finally``
+    runs), ``arun`` raises it, the response is not reported failed and the call cut off never runs."""
+    items = STREAMS["anthropic"]([[{"path": "src/x", "content": "y" * 200}]], random.Random(4))
+    ran: list[Any] = []
+    seen: list[str] = []
+    co = (coordinator if module == "compiled" else twin).TurnCoordinator(
+        {"tool": "unattended"}, provider="anthropic", execute=ran.append)
+
+    async def source() -> Any:
+        try:
+            for n, item in enumerate(items):
+                if n == 30:
+                    await asyncio.Event().wait()  # a read that never completes
+                yield item
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+        finally:
+            seen.append("finally")
+
+    async def main() -> None:
+        task = asyncio.ensure_future(drivers.arun(co, source()))
+        while co.calls == {} or next(iter(co.calls.values())).chunks < 20:
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    (call,) = co.calls.values()
+    assert seen == ["cancelled", "finally"] and ran == [] and not call.executed
+    assert co.finish_reason is None

@@ -5,10 +5,69 @@ A decided call's argument delta is the coordinator's per-item cost on a provider
 runs without an interpreted frame: the pipeline's fields and the progress items' are read from C.
 """
 
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_XDECREF
+
 from argstream._calls cimport PipelineBase, ToolCallArgumentProgress
 
 from argstream.events import ArgumentChunk, Finished, Flush, Part, ToolCall
 from argstream.policy._handle_py import END, PUMPED
+
+cdef extern from *:
+    """
+    /* The iterator an ``await`` on ``aw`` drives (a coroutine itself, else what ``__await__`` gives). */
+    static PyObject* argstream_await_iter(PyObject* aw) {
+        PyTypeObject* t = Py_TYPE(aw);
+        PyObject* it;
+        if (PyCoro_CheckExact(aw)) {
+            Py_INCREF(aw);
+            return aw;
+        }
+        if (t->tp_as_async == NULL || t->tp_as_async->am_await == NULL) {
+            PyErr_Format(PyExc_TypeError, "object %.100s can't be used in 'await' expression", t->tp_name);
+            return NULL;
+        }
+        it = t->tp_as_async->am_await(aw);
+        if (it != NULL && (!PyIter_Check(it) || PyCoro_CheckExact(it))) {
+            PyErr_Format(PyExc_TypeError, "__await__() returned a non-iterator of type '%.100s'", Py_TYPE(it)->tp_name);
+            Py_DECREF(it);
+            return NULL;
+        }
+        return it;
+    }
+
+    /* ``async for``'s read: ``iterator.__anext__()``. */
+    static PyObject* argstream_anext(PyObject* iterator) {
+        PyTypeObject* t = Py_TYPE(iterator);
+        if (t->tp_as_async != NULL && t->tp_as_async->am_anext != NULL) {
+            return t->tp_as_async->am_anext(iterator);
+        }
+        PyErr_Format(PyExc_TypeError, "'async for' requires an iterator with __anext__ method, got %.100s", t->tp_name);
+        return NULL;
+    }
+
+    /* Raise the exception ``PyIter_Send`` left set (a function ``except -1`` to hand it to ``try``). */
+    static int argstream_reraise(void) { return -1; }
+
+    /* Finish an awaitable's iteration with ``value`` as the result of its ``await``. */
+    static int argstream_return(PyObject* value) {
+        PyObject* exc = PyObject_CallOneArg(PyExc_StopIteration, value);
+        if (exc != NULL) {
+            PyErr_SetObject(PyExc_StopIteration, exc);
+            Py_DECREF(exc);
+        }
+        return -1;
+    }
+    """
+    object argstream_await_iter(object aw)
+    object argstream_anext(object iterator)
+    int argstream_reraise() except -1
+    int argstream_return(object value) except -1
+    ctypedef enum PySendResult:
+        PYGEN_RETURN
+        PYGEN_ERROR
+        PYGEN_NEXT
+    PySendResult PyIter_Send(object iterator, object arg, PyObject** presult)
 
 cdef object END_ = END
 cdef object PUMPED_ = PUMPED
@@ -127,4 +186,117 @@ cdef class CoordinatorBase:
                 return PUMPED_
 
 
+    def apump(self, iterator):
+        """The async driver's reading loop: ``await``-ed, it reads ``iterator`` (an async iterator)
+        and handles its items for as long as nothing waits for the driver (see the twin)."""
+        cdef APump pump = APump.__new__(APump)
+        pump.co = self
+        pump.iterator = iterator
+        pump.own = type(self).handle is BASE_HANDLE
+        return pump
+
+
 cdef object BASE_HANDLE = CoordinatorBase.handle
+
+
+cdef class APump:
+    """``CoordinatorBase.apump``'s awaitable. Each read of the stream is the awaitable
+    ``iterator.__anext__()`` gives, driven here as ``await`` drives it: what it yields (the future of
+    a read that waits) is passed up to the event loop, what is sent or thrown back goes down to it, and
+    the item it returns is handled in C before the next read starts, with no interpreted frame."""
+    cdef CoordinatorBase co
+    cdef object iterator
+    cdef object inner  # the read in progress (its awaitable's iterator), or None
+    cdef bint own
+
+    def __await__(self):
+        return self
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._step(None)
+
+    def send(self, value):
+        return self._step(value)
+
+    def throw(self, typ, val=None, tb=None):
+        """An exception thrown into the ``await`` (a task's cancellation): thrown into the read in
+        progress, as ``await`` does; a read that then returns an item has it handled."""
+        cdef object inner = self.inner
+        cdef object item
+        if inner is None or not hasattr(inner, "throw"):
+            self.inner = None
+            if val is None:
+                raise typ
+            raise val.with_traceback(tb) if tb is not None else val
+        try:
+            if val is None and tb is None:  # the one-argument form (the three-argument one is deprecated)
+                return inner.throw(typ)
+            return inner.throw(typ, val, tb)
+        except StopIteration as stop:
+            self.inner = None
+            item = stop.value
+        except StopAsyncIteration:
+            self.inner = None
+            self.co.end_of_stream()
+            argstream_return(END_)
+        except Exception:
+            self.inner = None
+            self.co.stream_failed()
+            raise
+        except BaseException:
+            self.inner = None
+            raise
+        if self._deliver(item):
+            argstream_return(PUMPED_)
+        return self._step(None)
+
+    def close(self):
+        cdef object inner = self.inner
+        self.inner = None
+        if inner is not None:
+            close = getattr(inner, "close", None)
+            if close is not None:
+                close()
+
+    cdef bint _deliver(self, object item) except -1:
+        """Handle ``item``; whether the driver now has something to do."""
+        cdef CoordinatorBase co = self.co
+        if self.own:
+            co._handle(item)
+        else:
+            co.handle(item)
+        return bool(co._answers or co.requests or co.cancel_requested or (
+            co._pipeline is not None and (<PipelineBase?>co._pipeline).over))
+
+    cdef object _step(self, object value):
+        cdef PyObject* result = NULL
+        cdef PySendResult sent
+        cdef object item
+        while True:
+            try:
+                if self.inner is None:  # a new read (``__anext__`` may end the stream or fail at once)
+                    self.inner = argstream_await_iter(argstream_anext(self.iterator))
+                sent = PyIter_Send(self.inner, value, &result)
+                value = None
+                if sent == PYGEN_NEXT:  # the read waits: what it yields goes up to the event loop
+                    item = <object>result
+                    Py_XDECREF(result)
+                    return item
+                self.inner = None
+                if sent == PYGEN_ERROR:
+                    argstream_reraise()
+            except StopAsyncIteration:
+                self.inner = None
+                self.co.end_of_stream()
+                argstream_return(END_)
+            except Exception:
+                self.inner = None
+                self.co.stream_failed()
+                raise
+            item = <object>result
+            Py_XDECREF(result)
+            if self._deliver(item):
+                argstream_return(PUMPED_)

@@ -23,7 +23,7 @@ class _Marker:
 
 
 END: Any = _Marker("END")
-"""``pump``'s answer when the stream is exhausted (both bases use these two)."""
+"""``pump``'s and ``apump``'s answer when the stream is exhausted (both bases use these two)."""
 PUMPED: Any = _Marker("PUMPED")
 """``pump``'s answer when the item it handled left the driver something to do."""
 
@@ -140,6 +140,27 @@ class CoordinatorBase:
                 return END
             if self._answers or self.requests or self.cancel_requested or (worker is not None and worker.pending):
                 return item
+            self.handle(item)
+            pipeline = self._pipeline
+            if self._answers or self.requests or self.cancel_requested or (pipeline is not None and pipeline.over):
+                return PUMPED
+
+    async def apump(self, iterator: Any) -> Any:
+        """The async driver's reading loop: reads ``iterator`` (an async iterator) and handles its items
+        for as long as nothing waits for the driver; returns ``PUMPED`` when the item just handled left
+        the driver something to do (answers, requests, a cancellation, the stream over), or ``END`` once
+        the iterator is exhausted. Its clean end is reported with ``end_of_stream()`` and an ``Exception``
+        it raises with ``stream_failed()``, then re-raised; a ``BaseException`` (a task's cancellation)
+        passes through untold."""
+        while True:
+            try:
+                item = await iterator.__anext__()
+            except StopAsyncIteration:
+                self.end_of_stream()
+                return END
+            except Exception:
+                self.stream_failed()
+                raise
             self.handle(item)
             pipeline = self._pipeline
             if self._answers or self.requests or self.cancel_requested or (pipeline is not None and pipeline.over):

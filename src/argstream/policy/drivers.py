@@ -266,11 +266,25 @@ async def arun(
     try:
         while not co.cancel_requested:
             if not tasks and next_event is None:  # nothing else to wait for: read the stream directly
-                if await deliver(iterator.__anext__()):
+                if await co.apump(iterator) is END:  # reads and handles items until the driver is needed
+                    dispatch()
+                    break
+                if co._answers or co.requests:
+                    dispatch()
+                pipeline = co._pipeline
+                if pipeline is not None and pipeline.over:
                     break
                 continue
             if next_event is None:
-                next_event = asyncio.ensure_future(iterator.__anext__())
+                try:  # __anext__ may end the stream or fail before it gives an awaitable
+                    next_event = asyncio.ensure_future(iterator.__anext__())
+                except StopAsyncIteration:
+                    co.end_of_stream()
+                    dispatch()
+                    break
+                except Exception:
+                    co.stream_failed()
+                    raise
             done, _ = await asyncio.wait({next_event, *tasks}, return_when=asyncio.FIRST_COMPLETED)
             await settle(done - {next_event})
             if next_event in done:
