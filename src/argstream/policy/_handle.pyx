@@ -170,42 +170,22 @@ cdef class APump:
         return self
 
     def __next__(self):
-        return self._step(None)
+        return self._step(None, None)
 
     def send(self, value):
-        return self._step(value)
+        return self._step(value, None)
 
     def throw(self, typ, val=None, tb=None):
         """An exception thrown into the ``await`` (a task's cancellation): thrown into the read in
         progress, as ``await`` does; a read that then returns an item has it handled."""
-        cdef object inner = self.inner
-        cdef object item
-        if inner is None or not hasattr(inner, "throw"):
+        if val is not None:
+            typ = val.with_traceback(tb) if tb is not None else val
+        elif isinstance(typ, type):
+            typ = typ()
+        if self.inner is None or not hasattr(self.inner, "throw"):
             self.inner = None
-            if val is None:
-                raise typ
-            raise val.with_traceback(tb) if tb is not None else val
-        try:
-            if val is None and tb is None:  # the one-argument form (the three-argument one is deprecated)
-                return inner.throw(typ)
-            return inner.throw(typ, val, tb)
-        except StopIteration as stop:
-            self.inner = None
-            item = stop.value
-        except StopAsyncIteration:
-            self.inner = None
-            self.co.end_of_stream()
-            argstream_return(END_)
-        except Exception:
-            self.inner = None
-            self.co.stream_failed()
-            raise
-        except BaseException:
-            self.inner = None
-            raise
-        if self._deliver(item):
-            argstream_return(PUMPED_)
-        return self._step(None)
+            raise typ
+        return self._step(None, typ)
 
     def close(self):
         cdef object inner = self.inner
@@ -225,7 +205,9 @@ cdef class APump:
         return bool(co._answers or co.requests or co.cancel_requested or (
             co._pipeline is not None and (<PipelineBase?>co._pipeline).over))
 
-    cdef object _step(self, object value):
+    cdef object _step(self, object value, object exc):
+        """Resume the read in progress with ``value`` (or throw ``exc`` into it), then read and handle
+        items until one leaves the driver something to do."""
         cdef PyObject* result = NULL
         cdef PySendResult sent
         cdef object item
@@ -233,15 +215,29 @@ cdef class APump:
             try:
                 if self.inner is None:  # a new read (``__anext__`` may end the stream or fail at once)
                     self.inner = argstream_await_iter(argstream_anext(self.iterator))
-                sent = PyIter_Send(self.inner, value, &result)
-                value = None
-                if sent == PYGEN_NEXT:  # the read waits: what it yields goes up to the event loop
+                if exc is not None:
+                    try:
+                        return self.inner.throw(exc)  # the read waits again: up to the event loop
+                    except StopIteration as stop:
+                        item = stop.value
+                    except BaseException:
+                        self.inner = None
+                        raise
+                    finally:
+                        exc = None
+                    self.inner = None
+                else:
+                    sent = PyIter_Send(self.inner, value, &result)
+                    value = None
+                    if sent == PYGEN_NEXT:  # the read waits: what it yields goes up to the event loop
+                        item = <object>result
+                        Py_XDECREF(result)
+                        return item
+                    self.inner = None
+                    if sent == PYGEN_ERROR:
+                        argstream_reraise()
                     item = <object>result
                     Py_XDECREF(result)
-                    return item
-                self.inner = None
-                if sent == PYGEN_ERROR:
-                    argstream_reraise()
             except StopAsyncIteration:
                 self.inner = None
                 self.co.end_of_stream()
@@ -250,7 +246,5 @@ cdef class APump:
                 self.inner = None
                 self.co.stream_failed()
                 raise
-            item = <object>result
-            Py_XDECREF(result)
             if self._deliver(item):
                 argstream_return(PUMPED_)
