@@ -4,6 +4,7 @@ or none when they decline."""
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from argstream import _backend, _fastpath_py
-from argstream.providers import anthropic, langchain, openai_responses
+from argstream.providers import anthropic, langchain, openai_agents, openai_responses, pydantic_ai
 
 pytestmark = pytest.mark.skipif(_backend.fastpath_c is None, reason="the compiled core is not in use")
 
@@ -22,6 +23,8 @@ def test_the_constants_are_the_providers() -> None:
     assert _fastpath_py._TOOL == anthropic._TOOL
     assert _fastpath_py._FUNCTION == openai_responses._FUNCTION
     assert _fastpath_py._FINISH_KEYS == langchain._FINISH_KEYS
+    assert _fastpath_py._PART_TOOL == pydantic_ai._TOOL
+    assert _fastpath_py._PLACEHOLDER == openai_agents.PLACEHOLDER_ID
 
 
 KEYS = st.sampled_from(["type", "index", "delta", "partial_json", "item_id", "output_index", "other"])
@@ -337,3 +340,133 @@ def test_langchain_fast_test_takes_its_dominant_item(shape: Any) -> None:
         assert adapter.chunk(shape(**{**fields, "response_metadata": done})) is None
         assert adapter.chunk(shape(**{**fields, "additional_kwargs": {"reasoning_content": "hm"}})) is None
         assert adapter.chunk(shape(**{**fields, "content": "text"})) is None
+
+
+@dataclasses.dataclass
+class _PartDelta:
+    """pydantic-ai's ``PartDeltaEvent`` shape (a dataclass, as pydantic-ai's events are)."""
+
+    index: Any = None
+    delta: Any = None
+    event_kind: Any = "part_delta"
+
+
+@dataclasses.dataclass
+class _ToolCallDelta:
+    tool_name_delta: Any = None
+    args_delta: Any = None
+    tool_call_id: Any = None
+    part_delta_kind: Any = "tool_call"
+
+
+def pydantic_ai_items() -> st.SearchStrategy:
+    kinds = st.sampled_from(["tool_call", "text", "thinking", None])
+    delta = st.builds(_ToolCallDelta, tool_name_delta=st.one_of(VALUES, st.just("")), args_delta=VALUES,
+                      tool_call_id=st.sampled_from([None, "", "c1", "c2"]), part_delta_kind=kinds)
+    delta = st.one_of(delta, delta.map(lambda d: SimpleNamespace(**vars(d))), delta.map(vars), VALUES)
+    event = st.builds(_PartDelta, index=VALUES, delta=delta,
+                      event_kind=st.sampled_from(["part_delta", "part_start", "part_end", None]))
+    return st.one_of(event, event.map(lambda e: SimpleNamespace(**vars(e))), event.map(vars), VALUES)
+
+
+def _pydantic_ai(base: type, parts: dict[int, tuple[int, str]]) -> Any:
+    from argstream.providers._common import Slots
+
+    class Adapter(base):  # type: ignore[misc, valid-type]
+        pass
+
+    adapter = Adapter()
+    adapter._slots = Slots()
+    adapter._parts = {}
+    for position, (kind, call_id) in parts.items():
+        state = adapter._parts[position] = pydantic_ai._Part(kind)
+        state.id = call_id
+        adapter._slots(position)
+    return adapter
+
+
+@given(item=pydantic_ai_items(), parts=st.dictionaries(
+    st.integers(-1, 3), st.tuples(st.integers(0, 3), st.sampled_from(["", "c1"])), max_size=3))
+def test_pydantic_ai_fast_tests_agree(item: Any, parts: dict) -> None:
+    seen = [_pydantic_ai(base, parts).chunk(item)
+            for base in (_backend.fastpath_c.PydanticAIFast, _fastpath_py.PydanticAIFast)]
+    assert seen[0] == seen[1]
+    if seen[0] is not None:
+        assert type(item) is not dict and parts[item.index][0] == pydantic_ai._TOOL
+
+
+def test_pydantic_ai_fast_test_takes_its_dominant_event() -> None:
+    """A started call's argument delta is taken; one that names the call or brings another id is not."""
+    for base in (_backend.fastpath_c.PydanticAIFast, _fastpath_py.PydanticAIFast):
+        adapter = _pydantic_ai(base, {0: (pydantic_ai._TEXT, ""), 1: (pydantic_ai._TOOL, "c1")})
+        assert adapter.chunk(_PartDelta(1, _ToolCallDelta(args_delta="{", tool_call_id="c1"))) == (1, "{")
+        assert adapter.chunk(_PartDelta(1, _ToolCallDelta(args_delta="{"))) == (1, "{")
+        assert adapter.chunk(_PartDelta(1, _ToolCallDelta(args_delta="{", tool_call_id="c2"))) is None
+        assert adapter.chunk(_PartDelta(1, _ToolCallDelta(args_delta="{", tool_name_delta="x"))) is None
+        assert adapter.chunk(_PartDelta(1, _ToolCallDelta(args_delta=""))) is None
+        assert adapter.chunk(_PartDelta(0, _ToolCallDelta(args_delta="{"))) is None
+        assert adapter.chunk(_PartDelta(2, _ToolCallDelta(args_delta="{"))) is None
+        assert adapter.chunk(vars(_PartDelta(1, _ToolCallDelta(args_delta="{")))) is None
+
+
+def _responses(base: type, items: list) -> Any:
+    """A ``ResponsesFast`` of ``base`` with open items ``(kind, item_id)`` at output indexes 0, 1, ..."""
+    class Adapter(base):  # type: ignore[misc, valid-type]
+        pass
+
+    adapter = Adapter()
+    made = [_Item(n, kind, item_id, None) for n, (kind, item_id) in enumerate(items)]
+    adapter._by_output = dict(enumerate(made))
+    adapter._by_id = {one.item_id: one for one in made if one.item_id is not None}
+    return adapter
+
+
+@dataclasses.dataclass
+class _Raw:
+    """The Agents SDK's ``RawResponsesStreamEvent`` shape."""
+
+    data: Any = None
+    type: Any = "raw_response_event"
+
+
+def agents_items() -> st.SearchStrategy:
+    event = st.fixed_dictionaries({}, optional={
+        "type": st.sampled_from(["response.function_call_arguments.delta", "response.output_text.delta"]),
+        "item_id": st.one_of(VALUES, st.just(openai_agents.PLACEHOLDER_ID)), "output_index": VALUES, "delta": VALUES})
+    data = st.one_of(event, event.map(lambda d: SimpleNamespace(**d)), VALUES)
+    raw = st.builds(_Raw, data=data, type=st.sampled_from(["raw_response_event", "run_item_stream_event", None]))
+    return st.one_of(raw, raw.map(vars), VALUES)
+
+
+@given(item=agents_items(), items=st.lists(st.tuples(st.sampled_from(["function_call", "custom_tool_call"]),
+                                                      st.sampled_from([None, "fc_1", "fc_2"])), max_size=3))
+def test_agents_fast_tests_agree(item: Any, items: list) -> None:
+    seen = []
+    for base, responses in ((_backend.fastpath_c.AgentsFast, _backend.fastpath_c.ResponsesFast),
+                            (_fastpath_py.AgentsFast, _fastpath_py.ResponsesFast)):
+        class Adapter(base):  # type: ignore[misc, valid-type]
+            pass
+
+        inner = _responses(responses, items)
+        adapter = Adapter()
+        adapter._responses = inner
+        got = adapter.chunk(item)
+        seen.append((got, [i.sent for i in inner._by_output.values()]))
+    assert seen[0] == seen[1]
+
+
+def test_agents_fast_test_reads_converted_items_by_position() -> None:
+    """An item converted from Chat Completions (the placeholder id) is found by its ``output_index``."""
+    for base, responses in ((_backend.fastpath_c.AgentsFast, _backend.fastpath_c.ResponsesFast),
+                            (_fastpath_py.AgentsFast, _fastpath_py.ResponsesFast)):
+        class Adapter(base):  # type: ignore[misc, valid-type]
+            pass
+
+        adapter = Adapter()
+        adapter._responses = _responses(responses, [("function_call", None)])
+        event = {"type": "response.function_call_arguments.delta", "item_id": openai_agents.PLACEHOLDER_ID,
+                 "output_index": 0, "delta": "{"}
+        for data in (event, SimpleNamespace(**event)):
+            assert adapter.chunk(_Raw(data)) == (0, "{")
+        assert adapter.chunk(_Raw({**event, "item_id": "fc_9"})) is None
+        assert adapter.chunk(_Raw(event, type="run_item_stream_event")) is None

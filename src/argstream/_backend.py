@@ -126,17 +126,20 @@ else:
 #: raw SSE in C (``_raw``): the compiled event template and delta lane, or ``None`` (the pure path)
 raw_c: ModuleType | None = importlib.import_module(f"{__package__}._raw") if core is not None else None
 
-#: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat, Responses and LangChain adapters
+#: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat, Responses, LangChain, pydantic-ai
+#: and Agents SDK adapters
 from . import _fastpath_py  # noqa: E402
 
 fastpath_c: ModuleType | None = importlib.import_module(f"{__package__}._fastpath") if core is not None else None
 if TYPE_CHECKING:
-    from ._fastpath_py import AnthropicFast, ChatFast, LangChainFast, ResponsesFast
+    from ._fastpath_py import AgentsFast, AnthropicFast, ChatFast, LangChainFast, PydanticAIFast, ResponsesFast
 else:
     AnthropicFast = fastpath_c.AnthropicFast if fastpath_c is not None else _fastpath_py.AnthropicFast
     ChatFast = fastpath_c.ChatFast if fastpath_c is not None else _fastpath_py.ChatFast
     ResponsesFast = fastpath_c.ResponsesFast if fastpath_c is not None else _fastpath_py.ResponsesFast
     LangChainFast = fastpath_c.LangChainFast if fastpath_c is not None else _fastpath_py.LangChainFast
+    PydanticAIFast = fastpath_c.PydanticAIFast if fastpath_c is not None else _fastpath_py.PydanticAIFast
+    AgentsFast = fastpath_c.AgentsFast if fastpath_c is not None else _fastpath_py.AgentsFast
 
 ArgumentCallPy = _calls_py.ArgumentCall
 ToolCallArgumentProgressPy = _calls_py.ToolCallArgumentProgress

@@ -23,6 +23,8 @@ import types as _types
 
 cdef int TOOL = 2  # providers.anthropic._TOOL
 cdef str FUNCTION = u"function_call"  # providers.openai_responses._FUNCTION
+cdef int PART_TOOL = 2  # providers.pydantic_ai._TOOL
+cdef str PLACEHOLDER = u"__fake_id__"  # providers.openai_agents.PLACEHOLDER_ID
 cdef str EXTRA = u"__pydantic_extra__"
 
 #: How each type met so far keeps its fields: ``OTHER`` (read with ``getattr``, as the twin does),
@@ -153,6 +155,10 @@ cdef class ResponsesFast:
 
     def chunk(self, item, bint anonymous=False, text=None):
         """See ``_fastpath_py.ResponsesFast.chunk``."""
+        return self.take(item, anonymous, text)
+
+    cdef object take(self, object item, bint anonymous, object text):
+        """``chunk`` for C callers (``AgentsFast``)."""
         cdef object d = as_dict(item)
         cdef object item_id, position, call
         if d is None or (<dict>d).get(u"type") != u"response.function_call_arguments.delta":
@@ -327,6 +333,18 @@ cdef inline bint may_finish(dict metadata):
     return kind is not None and (type(kind) is not str or kind == u"response")
 
 
+cdef inline object object_fields(object item):
+    """An object's ``__dict__`` (not a wire dict's: the frameworks stream objects), else ``None``."""
+    cdef object d
+    if type(item) is dict:
+        return None
+    if kind_of(type(item)) != OTHER:
+        d = own_fields(item)
+    else:
+        d = getattr(item, "__dict__", None)
+    return d if type(d) is dict else None
+
+
 cdef class LangChainFast:
     """The state ``chunk`` reads: whether the response finished, the calls by key, the call streaming
     at each ``tool_call_chunks[].index``, the slots; the adapter's ``_finishes(metadata)`` and
@@ -341,12 +359,9 @@ cdef class LangChainFast:
 
     def chunk(self, item):
         """See ``_fastpath_py.LangChainFast.chunk``."""
-        cdef object d, entries, metadata, extra, entry, position, args, key, index
-        if type(item) is dict or kind_of(type(item)) == OTHER:
-            d = getattr(item, "__dict__", None) if type(item) is not dict else None
-        else:
-            d = own_fields(item)
-        if type(d) is not dict or self._finished or (<dict>d).get(u"type") != u"AIMessageChunk" or (
+        cdef object d = object_fields(item)
+        cdef object entries, metadata, extra, entry, position, args, key, index
+        if d is None or self._finished or (<dict>d).get(u"type") != u"AIMessageChunk" or (
                 <dict>d).get(u"content"):
             return None
         entries = (<dict>d).get(u"tool_call_chunks")
@@ -370,3 +385,49 @@ cdef class LangChainFast:
             return None
         self._last_call = key
         return index, args
+
+
+cdef class PydanticAIFast:
+    """The state ``chunk`` reads: the response's open parts by pydantic-ai's index, and the slots."""
+    cdef public dict _parts
+    cdef public object _slots
+
+    def chunk(self, item):
+        """See ``_fastpath_py.PydanticAIFast.chunk``."""
+        cdef object d = object_fields(item)
+        cdef object position, state, delta, call_id, args, index
+        if d is None or (<dict>d).get(u"event_kind") != u"part_delta":
+            return None
+        position = (<dict>d).get(u"index")
+        state = self._parts.get(position) if type(position) is int and self._parts is not None else None
+        delta = object_fields((<dict>d).get(u"delta"))
+        if state is None or state.kind != PART_TOOL or delta is None:
+            return None
+        call_id = (<dict>delta).get(u"tool_call_id")
+        if ((<dict>delta).get(u"part_delta_kind") != u"tool_call" or (<dict>delta).get(u"tool_name_delta")
+                or (call_id and call_id != state.id)):
+            return None
+        args = (<dict>delta).get(u"args_delta")
+        index = self._slots._map.get(position)  # Slots.get, without its Python frame
+        if type(args) is not str or not args or index is None:
+            return None
+        return index, args
+
+
+cdef class AgentsFast:
+    """The state ``chunk`` reads: the Responses adapter the Agents SDK's raw events go to."""
+    cdef public object _responses
+
+    def chunk(self, item):
+        """See ``_fastpath_py.AgentsFast.chunk``."""
+        cdef object d = object_fields(item)
+        cdef object data, inner
+        cdef bint anonymous
+        if d is None or (<dict>d).get(u"type") != u"raw_response_event":
+            return None
+        data = (<dict>d).get(u"data")
+        inner = as_dict(data)
+        anonymous = inner is not None and (<dict>inner).get(u"item_id") == PLACEHOLDER
+        if isinstance(self._responses, ResponsesFast):
+            return (<ResponsesFast>self._responses).take(data, anonymous, None)
+        return self._responses.chunk(data, anonymous)

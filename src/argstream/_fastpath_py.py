@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AnthropicFast", "ChatFast", "LangChainFast", "ResponsesFast", "fields"]
+__all__ = ["AgentsFast", "AnthropicFast", "ChatFast", "LangChainFast", "PydanticAIFast", "ResponsesFast", "fields"]
 
 _TOOL = 2  # providers.anthropic._TOOL
 _FUNCTION = "function_call"  # providers.openai_responses._FUNCTION
+_PART_TOOL = 2  # providers.pydantic_ai._TOOL
+_PLACEHOLDER = "__fake_id__"  # providers.openai_agents.PLACEHOLDER_ID
 
 
 def _as_dict(item: Any) -> dict[str, Any] | None:
@@ -244,3 +246,56 @@ class LangChainFast:
             return None
         self._last_call = key
         return index, args
+
+
+def _own_fields(item: Any) -> dict[str, Any] | None:
+    """An object's ``__dict__`` (not a wire dict's: these frameworks stream objects), else ``None``."""
+    d = getattr(item, "__dict__", None) if type(item) is not dict else None
+    return d if type(d) is dict else None
+
+
+class PydanticAIFast:
+    """The state ``chunk`` reads: the response's open parts by pydantic-ai's index, and the slots."""
+
+    __slots__ = ()
+    _parts: dict[int, Any]
+    _slots: Any
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """``(index, args_delta)`` of a ``PartDeltaEvent`` whose ``ToolCallPartDelta`` only continues a
+        started call's arguments (no name, no other id); else ``None`` and nothing changed."""
+        d = _own_fields(item)
+        if d is None or d.get("event_kind") != "part_delta":
+            return None
+        position = d.get("index")
+        state = self._parts.get(position) if type(position) is int and self._parts is not None else None
+        delta = _own_fields(d.get("delta"))
+        if state is None or state.kind != _PART_TOOL or delta is None:
+            return None
+        call_id = delta.get("tool_call_id")
+        if (delta.get("part_delta_kind") != "tool_call" or delta.get("tool_name_delta")
+                or (call_id and call_id != state.id)):
+            return None
+        args = delta.get("args_delta")
+        index = self._slots._map.get(position)  # Slots.get, without its Python frame
+        if type(args) is not str or not args or index is None:
+            return None
+        return index, args
+
+
+class AgentsFast:
+    """The state ``chunk`` reads: the Responses adapter the Agents SDK's raw events go to."""
+
+    __slots__ = ()
+    _responses: Any
+
+    def chunk(self, item: Any) -> tuple[int, str] | None:
+        """The Responses adapter's fast test on the event a ``RawResponsesStreamEvent`` wraps, by
+        ``output_index`` for an item converted from Chat Completions (its placeholder id, which the
+        adapter's general way drops)."""
+        d = _own_fields(item)
+        if d is None or d.get("type") != "raw_response_event":
+            return None
+        data = d.get("data")
+        inner = _as_dict(data)
+        return self._responses.chunk(data, inner is not None and inner.get("item_id") == _PLACEHOLDER)

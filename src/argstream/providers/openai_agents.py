@@ -25,6 +25,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from ..events import Event
+from .._backend import AgentsFast
 from ._common import Adapter, ProviderProtocolError, adrive, drive, fields, get
 from .openai_responses import ResponsesAdapter
 
@@ -34,20 +35,15 @@ PLACEHOLDER_ID = "__fake_id__"
 """The item id the SDK gives every item it converts from a Chat Completions stream (all alike)."""
 
 
-class AgentsAdapter(Adapter):
+class AgentsAdapter(AgentsFast, Adapter):
     """Agents SDK stream events in, argstream events out (see the module doc)."""
 
     def __init__(self) -> None:
         self._responses = ResponsesAdapter()
 
-    def chunk(self, item: Any) -> tuple[int, str] | None:
-        """The Responses adapter's fast path, through a ``RawResponsesStreamEvent`` (not for the
-        placeholder ids of converted items, which :meth:`feed` rewrites)."""
-        d = getattr(item, "__dict__", None)
-        if type(d) is not dict or d.get("type") != "raw_response_event":
-            return None
-        data = d.get("data")
-        return self._responses.chunk(data, getattr(data, "item_id", None) == PLACEHOLDER_ID)
+    # ``chunk(item)``, the test for the dominant event, comes from ``AgentsFast`` (``_fastpath``,
+    # compiled with the core): the Responses adapter's test on the event a ``RawResponsesStreamEvent``
+    # wraps, by ``output_index`` for the placeholder ids of converted items (which ``feed`` drops).
 
     def feed(self, item: Any) -> list[Event]:
         if get(item, "type") != "raw_response_event":

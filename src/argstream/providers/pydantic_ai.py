@@ -53,6 +53,7 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
+from .._backend import PydanticAIFast
 from ._common import Adapter, ProviderProtocolError, Slots, adrive, drive, get, json_text
 
 __all__ = ["PydanticAIAdapter", "adapter", "ato_events", "to_events"]
@@ -71,7 +72,7 @@ class _Part:
         self.name = ""
 
 
-class PydanticAIAdapter(Adapter):
+class PydanticAIAdapter(PydanticAIFast, Adapter):
     """pydantic-ai agent stream events in, argstream events out (see the module doc)."""
 
     def __init__(self) -> None:
@@ -81,27 +82,9 @@ class PydanticAIAdapter(Adapter):
         self._finished = False  # a Finished was given for the last response
         self._tool_calls = False
 
-    def chunk(self, item: Any) -> tuple[int, str] | None:
-        """The dominant event, read with the fewest lookups: ``(index, args_delta)`` of a
-        ``PartDeltaEvent`` whose ``ToolCallPartDelta`` only continues a started call's arguments;
-        else ``None`` and nothing changed."""
-        d = getattr(item, "__dict__", None)
-        if type(d) is not dict or d.get("event_kind") != "part_delta":
-            return None
-        position = d.get("index")
-        state = self._parts.get(position) if type(position) is int else None
-        delta = getattr(d.get("delta"), "__dict__", None)
-        if state is None or state.kind != _TOOL or type(delta) is not dict:
-            return None
-        call_id = delta.get("tool_call_id")
-        if (delta.get("part_delta_kind") != "tool_call" or delta.get("tool_name_delta")
-                or (call_id and call_id != state.id)):
-            return None
-        args = delta.get("args_delta")
-        index = self._slots.get(position)
-        if type(args) is not str or not args or index is None:
-            return None
-        return index, args
+    # ``chunk(item)``, the test for the dominant event, comes from ``PydanticAIFast`` (``_fastpath``,
+    # compiled with the core): ``(index, args_delta)`` of a ``PartDeltaEvent`` whose
+    # ``ToolCallPartDelta`` only continues a started call's arguments.
 
     def feed(self, item: Any) -> list[Event]:
         kind = get(item, "event_kind")
