@@ -226,6 +226,40 @@ def test_fast_path_is_taken_for_argument_deltas(fmt: str) -> None:
     assert deltas > 200 and generic == len(items) - deltas
 
 
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+def test_an_overriding_chunk_is_what_runs(fmt: str) -> None:
+    """The compiled pipeline runs a compiled adapter's test without its Python call, but a subclass's
+    own ``chunk`` is what runs when there is one: in the pipeline, and in the coordinator."""
+    rng = random.Random(11)
+    items = STREAMS[fmt]([[{"content": "x" * 300}]], rng)
+    base = type(MODULES[fmt].adapter())
+    seen: list[Any] = []
+
+    class Declining(base):  # type: ignore[misc, valid-type]
+        def chunk(self, item: Any, *args: Any, **kwargs: Any) -> Any:
+            seen.append(item)
+            return None
+
+    from argstream.stream import StreamPipeline, ToolStreamState
+
+    pipeline = StreamPipeline(Declining(), ToolStreamState())
+    assert pipeline._chunk.__func__ is Declining.chunk
+    out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
+    assert seen == list(items) and isinstance(out[-1], StreamFinished)
+    assert [canon(x) for x in out] == [canon(x) for x in iter_tool_stream(items, MODULES[fmt].to_events)]
+    seen.clear()
+    from types import ModuleType
+
+    from argstream.policy import RunRule
+
+    module = ModuleType("declining")  # a user's provider module, whose adapter overrides ``chunk``
+    module.adapter = Declining  # type: ignore[attr-defined]
+    ran: list[Any] = []
+    TurnCoordinator({"*": [RunRule(RunMode.UNATTENDED)]}, execute=lambda c: ran.append(c.arguments),
+                    provider=module).run(items)
+    assert seen == list(items) and ran == [{"content": "x" * 300}]
+
+
 def _argument_delta(item: dict) -> bool:
     """A non-empty argument delta of a call already started (what every fast path takes)."""
     if item.get("type") == "content_block_delta":

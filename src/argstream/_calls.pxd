@@ -4,6 +4,8 @@
 
 cimport cython
 
+from argstream._fastpath cimport FastTest
+
 
 @cython.final
 cdef class ToolCallArgumentProgress:
@@ -19,7 +21,8 @@ cdef class ToolCallArgumentProgress:
 
 
 cdef class PipelineBase:
-    cdef public object _chunk
+    cdef object chunk_method  # ``_chunk``: the adapter's fast test, or None
+    cdef FastTest fast  # the compiled test behind ``chunk_method`` (``_fastpath.fast_test``), or None
     cdef public object _run
     cdef public object _feed
     cdef public object _argument

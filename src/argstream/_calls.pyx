@@ -15,6 +15,7 @@ from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from argstream._fragments cimport String
 from argstream._fragment_builder cimport FragmentBuilder
 from argstream._parser cimport IncrementalArgParser
+from argstream._fastpath cimport FastTest, fast_test
 
 from argstream import _calls_py
 from argstream._fragments_py import String as _PyString
@@ -283,6 +284,16 @@ cdef class PipelineBase:
     """The fused pipeline's ``feed``: ``_calls_py.PipelineBase``, which this follows line by line, in C
     (its fields are declared in ``_calls.pxd``)."""
 
+    @property
+    def _chunk(self):
+        """The adapter's fast test, ``chunk(item)`` (``None`` without one)."""
+        return self.chunk_method
+
+    @_chunk.setter
+    def _chunk(self, value):
+        self.chunk_method = value
+        self.fast = fast_test(value) if value is not None else None
+
     def feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""
         return self.feed_item(item)
@@ -292,8 +303,12 @@ cdef class PipelineBase:
         cpdef one on a Python subclass, ``StreamPipeline``, builds a bound method to compare each time)."""
         cdef object hit
         cdef list out
-        if self._chunk is not None:
-            hit = self._chunk(item)
+        if self.fast is not None:
+            hit = self.fast.hit(item)  # the compiled test behind ``_chunk``, without its Python call
+            if hit is not None:
+                return self.take_hit(<tuple>hit)
+        elif self.chunk_method is not None:
+            hit = self.chunk_method(item)
             if hit is not None:
                 return self.take_hit(<tuple>hit)
         self.count += 1

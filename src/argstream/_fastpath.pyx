@@ -122,13 +122,40 @@ cdef inline object as_dict(object item):
     return d if type(d) is dict else None
 
 
-cdef class AnthropicFast:
+cdef class FastTest:
+    """The base of the compiled fast tests: ``hit(item)`` is what ``chunk(item)`` returns."""
+
+    cdef object hit(self, object item):
+        return None
+
+
+#: the classes of this module whose ``chunk`` is ``hit`` (``fast_test``)
+cdef tuple COMPILED = ()
+
+
+cpdef object fast_test(object chunk):
+    """The adapter of a bound ``chunk`` method that is one of this module's (not overridden in a
+    subclass), whose ``hit`` the caller may run instead of calling ``chunk``; else ``None``."""
+    cdef object owner = getattr(chunk, "__self__", None)
+    if not isinstance(owner, FastTest):
+        return None
+    for klass in type(owner).__mro__:
+        if u"chunk" in klass.__dict__:
+            return owner if klass in COMPILED else None
+    return None
+
+
+cdef class AnthropicFast(FastTest):
     """The state ``chunk`` reads: the message's blocks by index, and whether the message stopped."""
-    cdef public dict _blocks
-    cdef public bint _done
 
     def chunk(self, item, text=None):
         """See ``_fastpath_py.AnthropicFast.chunk``."""
+        return self.read(item, text)
+
+    cdef object hit(self, object item):
+        return self.read(item, None)
+
+    cdef object read(self, object item, object text):
         cdef object d = as_dict(item)
         cdef object delta, index, block
         if d is None or self._done or (<dict>d).get(u"type") != u"content_block_delta":
@@ -148,14 +175,15 @@ cdef class AnthropicFast:
         return index, text
 
 
-cdef class ResponsesFast:
+cdef class ResponsesFast(FastTest):
     """The state ``chunk`` reads: the response's open items by ``item_id`` and by ``output_index``."""
-    cdef public dict _by_id
-    cdef public dict _by_output
 
     def chunk(self, item, bint anonymous=False, text=None):
         """See ``_fastpath_py.ResponsesFast.chunk``."""
         return self.take(item, anonymous, text)
+
+    cdef object hit(self, object item):
+        return self.take(item, False, None)
 
     cdef object take(self, object item, bint anonymous, object text):
         """``chunk`` for C callers (``AgentsFast``)."""
@@ -238,20 +266,21 @@ cdef inline bint payload_besides_calls(dict d):
     return False
 
 
-cdef class ChatFast:
+cdef class ChatFast(FastTest):
     """The state ``chunk`` reads: the response id, whether it finished, its choices and call slots,
     and ``_hit``: what the last hit resolved (its choice state, choice number, entry index, call key,
     call id, whether the call is named, slot), valid until the adapter's general way runs (``feed``
     and ``end`` set it to ``None``), so that a run of argument deltas of one call skips the lookups
     of its state."""
-    cdef public dict _choices
-    cdef public object _slots
-    cdef public object _response_id
-    cdef public bint _finished
-    cdef public object _hit
 
     def chunk(self, item, text=None):
         """See ``_fastpath_py.ChatFast.chunk``."""
+        return self.read(item, text)
+
+    cdef object hit(self, object item):
+        return self.read(item, None)
+
+    cdef object read(self, object item, object text):
         cdef object d = fields(item)
         cdef object choices, response_id, choice, number, state, delta, entries, entry, index, key, call
         cdef object call_id, function, arguments, slot, hit
@@ -345,20 +374,17 @@ cdef inline object object_fields(object item):
     return d if type(d) is dict else None
 
 
-cdef class LangChainFast:
+cdef class LangChainFast(FastTest):
     """The state ``chunk`` reads: whether the response finished, the calls by key, the call streaming
     at each ``tool_call_chunks[].index``, the slots; the adapter's ``_finishes(metadata)`` and
     ``_reasons(extra)`` read a non-empty ``response_metadata`` that is not a dict (``may_finish`` reads
     a dict) and a non-empty ``additional_kwargs``."""
-    cdef public bint _finished
-    cdef public bint _finish_on_last
-    cdef public dict _calls
-    cdef public dict _current
-    cdef public object _slots
-    cdef public object _last_call
 
     def chunk(self, item):
         """See ``_fastpath_py.LangChainFast.chunk``."""
+        return self.hit(item)
+
+    cdef object hit(self, object item):
         cdef object d = object_fields(item)
         cdef object entries, metadata, extra, entry, position, args, key, index
         if d is None or self._finished or (<dict>d).get(u"type") != u"AIMessageChunk" or (
@@ -387,13 +413,14 @@ cdef class LangChainFast:
         return index, args
 
 
-cdef class PydanticAIFast:
+cdef class PydanticAIFast(FastTest):
     """The state ``chunk`` reads: the response's open parts by pydantic-ai's index, and the slots."""
-    cdef public dict _parts
-    cdef public object _slots
 
     def chunk(self, item):
         """See ``_fastpath_py.PydanticAIFast.chunk``."""
+        return self.hit(item)
+
+    cdef object hit(self, object item):
         cdef object d = object_fields(item)
         cdef object position, state, delta, call_id, args, index
         if d is None or (<dict>d).get(u"event_kind") != u"part_delta":
@@ -414,12 +441,14 @@ cdef class PydanticAIFast:
         return index, args
 
 
-cdef class AgentsFast:
+cdef class AgentsFast(FastTest):
     """The state ``chunk`` reads: the Responses adapter the Agents SDK's raw events go to."""
-    cdef public object _responses
 
     def chunk(self, item):
         """See ``_fastpath_py.AgentsFast.chunk``."""
+        return self.hit(item)
+
+    cdef object hit(self, object item):
         cdef object d = object_fields(item)
         cdef object data, inner
         cdef bint anonymous
@@ -431,3 +460,6 @@ cdef class AgentsFast:
         if isinstance(self._responses, ResponsesFast):
             return (<ResponsesFast>self._responses).take(data, anonymous, None)
         return self._responses.chunk(data, anonymous)
+
+
+COMPILED = (AnthropicFast, ResponsesFast, ChatFast, LangChainFast, PydanticAIFast, AgentsFast)

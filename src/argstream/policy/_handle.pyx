@@ -76,8 +76,11 @@ cdef class CoordinatorBase:
         if self._pipeline is None:
             self._start(event)
         pipeline = <PipelineBase?>self._pipeline
-        chunk = pipeline._chunk
-        hit = chunk(event) if chunk is not None else None  # the adapter's fast test never raises
+        if pipeline.fast is not None:  # the adapter's fast test (it never raises), compiled
+            hit = pipeline.fast.hit(event)
+        else:
+            chunk = pipeline.chunk_method
+            hit = chunk(event) if chunk is not None else None
         if hit is None:
             self._general(pipeline, event)
             return 0

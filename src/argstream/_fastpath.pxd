@@ -1,0 +1,53 @@
+# cython: language_level=3
+"""The adapters' fast tests, for Cython code that runs them per item (the fused pipeline, the
+coordinator): ``FastTest.hit`` is the test a compiled adapter's ``chunk(item)`` runs, called
+without the bound method, its argument parsing and its Python call."""
+
+
+cdef class FastTest:
+    cdef object hit(self, object item)
+
+
+cpdef object fast_test(object chunk)
+
+
+cdef class AnthropicFast(FastTest):
+    cdef public dict _blocks
+    cdef public bint _done
+
+    cdef object read(self, object item, object text)
+
+
+cdef class ResponsesFast(FastTest):
+    cdef public dict _by_id
+    cdef public dict _by_output
+
+    cdef object take(self, object item, bint anonymous, object text)
+
+
+cdef class ChatFast(FastTest):
+    cdef public dict _choices
+    cdef public object _slots
+    cdef public object _response_id
+    cdef public bint _finished
+    cdef public object _hit
+
+    cdef object read(self, object item, object text)
+
+
+cdef class LangChainFast(FastTest):
+    cdef public bint _finished
+    cdef public bint _finish_on_last
+    cdef public dict _calls
+    cdef public dict _current
+    cdef public object _slots
+    cdef public object _last_call
+
+
+cdef class PydanticAIFast(FastTest):
+    cdef public dict _parts
+    cdef public object _slots
+
+
+cdef class AgentsFast(FastTest):
+    cdef public object _responses
