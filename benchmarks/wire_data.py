@@ -68,7 +68,7 @@ class WireStream:
     arguments: dict[str, Any]
     argument_text: str  # the argument JSON as the model wrote it
     deltas: tuple[str, ...]  # the argument text as streamed (one piece for the whole-argument providers)
-    items: tuple[Any, ...]  # decoded wire dicts, one per event
+    items: tuple[Any, ...]  # wire dicts decoded from ``lines``, one per event
     lines: tuple[str, ...]  # the JSON text of each event (an SSE data: line, an NDJSON line)
     chunks: tuple[str, ...]  # the raw SSE / NDJSON text, one chunk per event (as a live stream arrives)
 
@@ -233,7 +233,11 @@ def wire_stream(provider: str, size: str) -> WireStream:
         chunks = tuple(f"data: {line}\r\n\r\n" for line in lines)
     else:
         chunks = tuple(f"{line}\n" for line in lines)
-    return WireStream(provider, size, arguments, text, pieces, tuple(items), lines, chunks)
+    # the items as a consumer of the wire has them: decoded from their lines (built here, their keys would
+    # be the interned constants of this module, which dict lookups find by identity; decoded keys are
+    # compared by content)
+    decoded = tuple(json.loads(line) for line in lines)
+    return WireStream(provider, size, arguments, text, pieces, decoded, lines, chunks)
 
 
 def describe() -> str:
