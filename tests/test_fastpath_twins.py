@@ -154,8 +154,20 @@ class _Proxy:
         return self._fields
 
 
+class _Key(str):
+    """A key that is a ``str`` subclass: equal to the name it spells, so found by a lookup by name."""
+
+    __slots__ = ()
+
+
+#: keys one character or one case away from the fields the fast tests read, and a non-ASCII one
+_NEAR = {"choicez": 1, "Choices": 2, "idx": 3, "ïd": 4, "index\x00": 5, "argument": 6, "nam": 7, "finish-reason": 8}
+
+
 def _wrap(how: int, value: Any) -> Any:
-    """``value`` (a wire dict, nested) as an SDK object of one of several shapes, chosen by ``how``."""
+    """``value`` (a wire dict, nested) as an SDK object of one of several shapes, chosen by ``how``, or
+    as a dict whose keys are not the plain decoded ones (6: ``str`` subclasses; 7: near misses
+    beside them; 8: a key that is not a ``str`` at all)."""
     if isinstance(value, list):
         return [_wrap(how, v) for v in value]
     if not isinstance(value, dict):
@@ -174,6 +186,12 @@ def _wrap(how: int, value: Any) -> Any:
         model = _Model.__new__(_Model)
         object.__setattr__(model, "__dict__", inner)
         return model
+    if how == 6:
+        return {_Key(k): v for k, v in inner.items()}
+    if how == 7:
+        return {**_NEAR, **inner}
+    if how == 8:
+        return {1: "x", **inner, (2, 3): None}
     return inner
 
 
@@ -196,7 +214,7 @@ def _chat(base: type, current: dict, name: str, response: str, finished: bool) -
     return adapter
 
 
-@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.integers(0, 5), st.booleans()), min_size=1, max_size=3),
+@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.integers(0, 8), st.booleans()), min_size=1, max_size=3),
        finished=st.booleans(), response=st.sampled_from(["r1", ""]), named=st.booleans())
 def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named: bool) -> None:
     """On a run of items (the last hit's lookups kept between them, forgotten where the general way ran),
@@ -215,11 +233,11 @@ def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named
     assert seen[0] == seen[1]
 
 
-@pytest.mark.parametrize("how", [0, 1, 2, 4, 5])
+@pytest.mark.parametrize("how", [0, 1, 2, 4, 5, 6, 7, 8])
 def test_chat_fast_test_reads_every_shape(how: int) -> None:
     """The dominant chunk is taken as a dict, a namespace, a pydantic object with extras, an object with a
-    ``__dict__`` property, and a pydantic object whose extras were never set; a content field hidden in the
-    extras makes it decline."""
+    ``__dict__`` property, a pydantic object whose extras were never set, and dicts whose keys are ``str``
+    subclasses, near misses or not ``str``; a content field hidden in the extras makes it decline."""
     chunk = {"id": "r1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}}]}
     for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
         adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)

@@ -33,6 +33,8 @@ cdef class ChatFast(FastTest):
     cdef public object _hit
 
     cdef object read(self, object item, object text)
+    cdef object read_by_name(self, object item, object text)
+    cdef object resolve(self, object number, object index, object call_id, object name, object arguments)
 
 
 cdef class LangChainFast(FastTest):
