@@ -33,12 +33,24 @@ VALUES = st.one_of(st.none(), st.integers(-1, 3), st.booleans(), st.text(max_siz
                                     "response.function_call_arguments.delta", "fc_1", "fc_2", "{\"a\""]))
 
 
+class _Key(str):
+    """A key that is a ``str`` subclass: equal to the name it spells, so found by a lookup by name."""
+
+    __slots__ = ()
+
+
+#: keys one character or one case away from the fields the fast tests read, and a non-ASCII one
+_NEAR = {"choicez": 1, "Choices": 2, "idx": 3, "ïd": 4, "index\x00": 5, "argument": 6, "nam": 7, "finish-reason": 8}
+
+
 def anthropic_items() -> st.SearchStrategy:
     delta = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["input_json_delta", "text_delta", 1]),
                                                 "partial_json": VALUES})
+    delta = st.one_of(delta, delta.map(lambda d: {_Key(k): v for k, v in d.items()}), delta.map(lambda d: {1: 2, **d}))
     event = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["content_block_delta", "ping", None]),
                                                 "index": VALUES, "delta": st.one_of(delta, VALUES)})
-    return st.one_of(event, event.map(lambda d: SimpleNamespace(**d)), VALUES)
+    return st.one_of(event, event.map(lambda d: SimpleNamespace(**d)),
+                     event.map(lambda d: {_Key(k): v for k, v in d.items()}), event.map(lambda d: {**_NEAR, **d}), VALUES)
 
 
 def responses_items() -> st.SearchStrategy:
@@ -152,16 +164,6 @@ class _Proxy:
     @property
     def __dict__(self) -> dict:  # type: ignore[override]
         return self._fields
-
-
-class _Key(str):
-    """A key that is a ``str`` subclass: equal to the name it spells, so found by a lookup by name."""
-
-    __slots__ = ()
-
-
-#: keys one character or one case away from the fields the fast tests read, and a non-ASCII one
-_NEAR = {"choicez": 1, "Choices": 2, "idx": 3, "ïd": 4, "index\x00": 5, "argument": 6, "nam": 7, "finish-reason": 8}
 
 
 def _wrap(how: int, value: Any) -> Any:

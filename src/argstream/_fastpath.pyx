@@ -168,6 +168,60 @@ cdef inline object as_dict(object item):
     return d if type(d) is dict else None
 
 
+#: The fields the fast tests take from each level of an event in one pass (``scan``), their
+#: hashes, and the tuple that keeps the names alive.
+cdef enum:
+    SCAN_MAX = 5
+cdef tuple SCAN_NAMES = (u"choices", u"usage", u"error", u"type", u"id",  # the chunk
+                         u"finish_reason", u"index", u"delta",  # its choice
+                         u"index", u"id", u"function",  # its tool call entry
+                         u"arguments", u"name",  # the entry's function
+                         u"type", u"delta", u"index",  # an Anthropic event
+                         u"type", u"partial_json")  # its delta
+cdef PyObject* SCAN_KEYS[18]
+cdef Py_hash_t SCAN_HASHES[18]
+for _i, _name in enumerate(SCAN_NAMES):
+    SCAN_KEYS[_i] = <PyObject*>_name
+    SCAN_HASHES[_i] = hash(_name)
+cdef enum:
+    CHUNK_AT = 0
+    CHOICE_AT = 5
+    ENTRY_AT = 8
+    FUNCTION_AT = 11
+    ANTHROPIC_AT = 13
+    ANTHROPIC_DELTA_AT = 16
+
+
+cdef inline int scan(object view, int at, int n, PyObject** out):
+    """``out[i]`` is ``get(view, SCAN_NAMES[at + i])`` (borrowed; NULL for ``None``), for ``i < n``,
+    from one pass over the view's dicts (the extras first: the fields win, as in ``get``); -1 when a
+    dict holds a key that is not an exact str (the caller reads by name)."""
+    cdef int i
+    for i in range(n):
+        out[i] = NULL
+    if type(view) is dict:
+        return argstream_scan(view, &SCAN_KEYS[at], &SCAN_HASHES[at], n, out)
+    if argstream_scan((<tuple>view)[1], &SCAN_KEYS[at], &SCAN_HASHES[at], n, out) < 0:
+        return -1
+    return argstream_scan((<tuple>view)[0], &SCAN_KEYS[at], &SCAN_HASHES[at], n, out)
+
+
+cdef int lookup(dict d, int at, int n, PyObject** out) except -1:
+    """``out[i]`` is ``d.get(SCAN_NAMES[at + i])`` (borrowed; NULL for ``None``), for ``i < n``: from
+    one pass over ``d``, or by name where it holds a key that is not an exact str."""
+    cdef int i
+    if scan(d, at, n, out) == 0:
+        return 0
+    for i in range(n):
+        out[i] = PyDict_GetItemWithError(d, <object>SCAN_KEYS[at + i])
+    return 0
+
+
+cdef inline object value_of(PyObject* found):
+    """A value ``scan`` found, as an object (``None`` where it found none)."""
+    return <object>found if found != NULL else None
+
+
 cdef class FastTest:
     """The base of the compiled fast tests: ``hit(item)`` is what ``chunk(item)`` returns."""
 
@@ -202,16 +256,23 @@ cdef class AnthropicFast(FastTest):
         return self.read(item, None)
 
     cdef object read(self, object item, object text):
+        cdef PyObject* v[3]
         cdef object d = as_dict(item)
         cdef object delta, index, block
-        if d is None or self._done or (<dict>d).get(u"type") != u"content_block_delta":
+        if d is None or self._done:
             return None
-        delta = as_dict((<dict>d).get(u"delta"))
-        if delta is None or (<dict>delta).get(u"type") != u"input_json_delta":
+        lookup(<dict>d, ANTHROPIC_AT, 3, v)
+        if value_of(v[0]) != u"content_block_delta":
+            return None
+        delta = as_dict(value_of(v[1]))
+        index = value_of(v[2])
+        if delta is None:
+            return None
+        lookup(<dict>delta, ANTHROPIC_DELTA_AT, 2, v)
+        if value_of(v[0]) != u"input_json_delta":
             return None
         if text is None:
-            text = (<dict>delta).get(u"partial_json")
-        index = (<dict>d).get(u"index")
+            text = value_of(v[1])
         if type(index) is not int or type(text) is not str or not text or self._blocks is None:
             return None
         block = self._blocks.get(index)
@@ -284,45 +345,6 @@ cdef inline object fields(object obj):
             return extra
         return (own, extra) if type(own) is dict else {**own, **extra}
     return own
-
-
-#: The fields ``ChatFast.read`` takes from each level of a chunk in one pass (``scan``), their
-#: hashes, and the tuple that keeps the names alive.
-cdef enum:
-    SCAN_MAX = 5
-cdef tuple SCAN_NAMES = (u"choices", u"usage", u"error", u"type", u"id",  # the chunk
-                         u"finish_reason", u"index", u"delta",  # its choice
-                         u"index", u"id", u"function",  # its tool call entry
-                         u"arguments", u"name")  # the entry's function
-cdef PyObject* SCAN_KEYS[13]
-cdef Py_hash_t SCAN_HASHES[13]
-for _i, _name in enumerate(SCAN_NAMES):
-    SCAN_KEYS[_i] = <PyObject*>_name
-    SCAN_HASHES[_i] = hash(_name)
-cdef enum:
-    CHUNK_AT = 0
-    CHOICE_AT = 5
-    ENTRY_AT = 8
-    FUNCTION_AT = 11
-
-
-cdef inline int scan(object view, int at, int n, PyObject** out):
-    """``out[i]`` is ``get(view, SCAN_NAMES[at + i])`` (borrowed; NULL for ``None``), for ``i < n``,
-    from one pass over the view's dicts (the extras first: the fields win, as in ``get``); -1 when a
-    dict holds a key that is not an exact str (the caller reads by name)."""
-    cdef int i
-    for i in range(n):
-        out[i] = NULL
-    if type(view) is dict:
-        return argstream_scan(view, &SCAN_KEYS[at], &SCAN_HASHES[at], n, out)
-    if argstream_scan((<tuple>view)[1], &SCAN_KEYS[at], &SCAN_HASHES[at], n, out) < 0:
-        return -1
-    return argstream_scan((<tuple>view)[0], &SCAN_KEYS[at], &SCAN_HASHES[at], n, out)
-
-
-cdef inline object value_of(PyObject* found):
-    """A value ``scan`` found, as an object (``None`` where it found none)."""
-    return <object>found if found != NULL else None
 
 
 cdef inline bint is_view(object view):
