@@ -43,7 +43,11 @@ def drain(fmt: str, items: list[Any], twin: bool, make_parser: Any, fail_at: int
             out.append(canon(item))
     except Exception as exc:  # noqa: BLE001 - the same error either way
         out.append(("raised", type(exc).__name__, str(exc)))
-    out.append(("over", pipeline.over, pipeline.count, next(wire, "exhausted") if not pipeline.over else None))
+    try:  # where the pipeline stopped reading: the wire's next item, which may be the failing one
+        rest = next(wire, "exhausted") if not pipeline.over else None
+    except Failed as exc:
+        rest = ("failed", exc.args)
+    out.append(("over", pipeline.over, pipeline.count, rest))
     return out
 
 
