@@ -9,6 +9,7 @@ fit with that meaning or are decoded; a stream gives the same items raw as from 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,33 @@ def test_soundness_a_fit_always_means_what_decoding_says(text: str, where: int, 
     agrees(template, mutated, path, free)
 
 
+#: pieces of a JSON string's text: escapes of every kind (surrogate pairs, lone and mismatched halves,
+#: bad hex, unknown letters, a backslash at the end), control characters, quotes, text of each width
+_STRING_PIECES = st.sampled_from([
+    "a", "é", "☃", "🎉", "\ud83d", '"', "\\", "\x00", "\x1f", "\x7f", "\\n", "\\t", '\\"', "\\\\", "\\/",
+    "\\b", "\\f", "\\r", "\\u0041", "\\u00e9", "\\u2603", "\\uD83D", "\\ud83d", "\\uDE00", "\\ude00",
+    "\\uDBFF", "\\uDFFF", "\\u12", "\\uZZZZ", "\\u12G4", "\\x", "\\U0041", "\\", "\\u", "\\ud83d\\u",
+    "\\ud83d\\uZZZZ", "\\ud83d\\u0041", "\\ud83d\\ude00", "\\ud83d\\\\", "0", " ",
+])
+
+
+@settings(max_examples=600)
+@given(pieces=st.lists(_STRING_PIECES, max_size=12), cut=st.integers(0, 40), tail=st.sampled_from(['"}', '"', "", '"}x']))
+def test_the_compiled_string_reader_decodes_as_json_does(pieces: list[str], cut: int, tail: str) -> None:
+    """The compiled template reads its text hole in C; the pure one with ``json``'s ``scanstring``.
+    Each must give the same text (same characters and the same compact form) or both ``None``."""
+    if RawReader.lane is None:
+        pytest.skip("compares the compiled reader with the pure one")
+    body = "".join(pieces)
+    data = '{"d":"' + (body[:-cut] if cut and cut < len(body) else body) + tail
+    pure = templates.EventTemplate({}, '{"d":"', ((0, "}"),)).match(data)
+    compiled = _backend.raw_c.EventTemplate({}, '{"d":"', ((0, "}"),)).match(data)
+    assert compiled == pure
+    if pure is not None:
+        assert compiled.isascii() == pure.isascii() and max(map(ord, compiled), default=0) == max(
+            map(ord, pure), default=0)
+
+
 # -- whole streams: raw text gives the items its decoded events give ------------------------------------
 
 
@@ -258,3 +286,137 @@ def test_the_compiled_lane_reads_the_deltas_of_a_live_stream(backend: str, monke
         assert error is None and items == items_of(iter_wire([whole]), "anthropic")[0]
         # the first delta teaches the template; then the lane reads every other, or the pure path
         assert sum("input_json_delta" in data for data in calls) == (1 if backend == "cython" else deltas)
+
+
+# -- the compiled loop (``_raw.RawItems``) against the pure one, event by event, with faults ------------
+
+_FAULTS = ("none", "not-json", "crlf", "cr-split", "not-utf8", "comment", "source-fails", "blank-line", "no-event-line")
+
+
+def _faulty_stream(fault: str, at: int, as_bytes: bool, sizes: list[int]) -> list[Any]:
+    """``anthropic_sse`` one event per chunk (as a live stream arrives; ``sizes`` recuts it), with
+    ``fault`` at event ``at`` after the lane has taken over."""
+    events = [event + "\n\n" for event in anthropic_sse().split("\n\n") if event]
+    k = 3 + at % (len(events) - 4)
+    if fault == "not-json":
+        events[k] = "event: content_block_delta\ndata: {nope}\n\n"
+    elif fault == "crlf":
+        events[k] = events[k].replace("\n", "\r\n")
+    elif fault == "cr-split":
+        events[k] = events[k][:-1] + "\r"  # the CR ends the event's blank line; the LF opens the next chunk
+        events[k + 1] = "\n" + events[k + 1]
+    elif fault == "comment":
+        events.insert(k, ": keep-alive\n\n")
+    elif fault == "blank-line":
+        events.insert(k, "\n")
+    elif fault == "no-event-line":
+        events[k] = events[k].split("\n", 1)[1]
+    chunks: list[Any] = [e.encode() for e in events] if as_bytes else events
+    if fault == "not-utf8":
+        chunks = [e.encode() for e in events]
+        chunks[k] = chunks[k].replace(b'"partial_json": "', b'"partial_json": "\xff')
+    if sizes:
+        chunks = cut(b"".join(chunks) if isinstance(chunks[0], bytes) else "".join(chunks), sizes)
+    if fault == "source-fails":
+        chunks = chunks[:k] + [RuntimeError("the connection dropped")]
+    return chunks
+
+
+def _outcome(chunks: list[Any], run_async: bool) -> tuple[list[Any], Any]:
+    """The stream's items and its exception (type and message: the line numbers it names)."""
+    from argstream import aiter_tool_stream
+
+    def source() -> Any:
+        for chunk in chunks:
+            if isinstance(chunk, Exception):
+                raise chunk
+            yield chunk
+
+    async def asource() -> Any:
+        for chunk in source():
+            yield chunk
+
+    async def collect() -> tuple[list[Any], Any]:
+        out: list[Any] = []
+        try:
+            async for item in aiter_tool_stream(asource(), "anthropic"):
+                out.append(canon(item))
+        except Exception as exc:  # noqa: BLE001 - compared below
+            return out, (type(exc), str(exc))
+        return out, None
+
+    if run_async:
+        return asyncio.run(collect())
+    out: list[Any] = []
+    try:
+        for item in iter_tool_stream(source(), "anthropic"):
+            out.append(canon(item))
+    except Exception as exc:  # noqa: BLE001 - compared below
+        return out, (type(exc), str(exc))
+    return out, None
+
+
+@settings(max_examples=120)
+@given(fault=st.sampled_from(_FAULTS), at=st.integers(0, 10**6), as_bytes=st.booleans(),
+       sizes=st.one_of(st.just([]), st.lists(st.integers(1, 90), min_size=1, max_size=4)), run_async=st.booleans())
+def test_the_compiled_loop_gives_what_the_pure_loop_gives(fault: str, at: int, as_bytes: bool, sizes: list[int],
+                                                          run_async: bool) -> None:
+    """Items, the exception and the line it names: the compiled loop hands the reader what its lane
+    does not read (the rest of a chunk, a CR, a split character, bad bytes) and the lines it read."""
+    chunks = _faulty_stream(fault, at, as_bytes, sizes)
+    got = _outcome(chunks, run_async)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(templates, "_TEMPLATE", templates.EventTemplate)
+        patch.setattr(RawReader, "lane", None)
+        assert got == _outcome(chunks, run_async)
+    if fault in ("none", "crlf", "cr-split", "comment", "blank-line", "no-event-line"):
+        assert got[1] is None and got[0][-1][0] == "finished"
+    elif fault == "source-fails":
+        assert got[1] == (RuntimeError, "the connection dropped")
+    else:
+        assert got[1] is not None and "line" in got[1][1]
+
+
+@pytest.mark.parametrize("fail_at", [5, 40])
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_chunk_that_raises_mid_lane_keeps_the_items_before_it(fail_at: int, whole: bool) -> None:
+    """A user's adapter whose own ``chunk`` raises on its n-th delta: the items of the deltas before it
+    are given, then ``StreamFinished(ERROR)``, then the exception (the lane, too, calls that ``chunk``),
+    and the compiled loop gives what the pure one gives, whether each event is a chunk or all are one."""
+    from types import ModuleType
+
+    from argstream.providers import anthropic
+
+    calls_: list[int] = []
+
+    class Failing(type(anthropic.adapter())):  # type: ignore[misc]
+        def chunk(self, item: Any, text: Any = None) -> Any:
+            calls_.append(item.get("type") == "content_block_delta")
+            if sum(calls_) == fail_at:
+                raise RuntimeError("the adapter gave up")
+            return super().chunk(item, text=text)
+
+    module = ModuleType("failing")
+    module.adapter = Failing  # type: ignore[attr-defined]
+    events = [event + "\n\n" for event in anthropic_sse().split("\n\n") if event]
+    chunks = ["".join(events)] if whole else events
+
+    def outcome() -> tuple[list[Any], Any]:
+        calls_.clear()
+        out: list[Any] = []
+        try:
+            for item in iter_tool_stream(chunks, module):
+                out.append(canon(item))
+        except RuntimeError as exc:
+            return out, str(exc)
+        return out, None
+
+    got = outcome()
+    assert got[1] == "the adapter gave up" and got[0][-1][0] == "finished"
+    clean = [canon(item) for item in iter_tool_stream(chunks, "anthropic")]
+    progress = [item for item in got[0] if item[0] == "progress"]
+    assert len(progress) >= fail_at - 2 and progress == [item for item in clean if item[0] == "progress"][:len(progress)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(templates, "_TEMPLATE", templates.EventTemplate)
+        patch.setattr(RawReader, "lane", None)
+        assert got == outcome()

@@ -6,6 +6,7 @@ without the bound method, its argument parsing and its Python call."""
 
 cdef class FastTest:
     cdef object hit(self, object item)
+    cdef object hit_text(self, object item, object text)
 
 
 cpdef object fast_test(object chunk)

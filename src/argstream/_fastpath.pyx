@@ -228,6 +228,11 @@ cdef class FastTest:
     cdef object hit(self, object item):
         return None
 
+    cdef object hit_text(self, object item, object text):
+        """``chunk(item, text=text)``: ``item`` an event learned earlier, ``text`` a new argument text
+        read from an event of its shape (the raw lane, ``_raw.SSELane``)."""
+        return getattr(self, u"chunk")(item, text=text)
+
 
 #: the classes of this module whose ``chunk`` is ``hit`` (``fast_test``)
 cdef tuple COMPILED = ()
@@ -254,6 +259,9 @@ cdef class AnthropicFast(FastTest):
 
     cdef object hit(self, object item):
         return self.read(item, None)
+
+    cdef object hit_text(self, object item, object text):
+        return self.read(item, text)
 
     cdef object read(self, object item, object text):
         cdef PyObject* v[3]
@@ -291,6 +299,9 @@ cdef class ResponsesFast(FastTest):
 
     cdef object hit(self, object item):
         return self.take(item, False, None)
+
+    cdef object hit_text(self, object item, object text):
+        return self.take(item, False, text)
 
     cdef object take(self, object item, bint anonymous, object text):
         """``chunk`` for C callers (``AgentsFast``)."""
@@ -386,6 +397,9 @@ cdef class ChatFast(FastTest):
 
     cdef object hit(self, object item):
         return self.read(item, None)
+
+    cdef object hit_text(self, object item, object text):
+        return self.read(item, text)
 
     cdef object read(self, object item, object text):
         """``chunk``: each level of the chunk read in one pass over its dict (``scan``), which costs a

@@ -1,6 +1,7 @@
 # cython: language_level=3, embedsignature=True, binding=False
-"""Raw SSE in C: the compiled ``EventTemplate`` (twin: ``providers.templates.EventTemplate``) and the
-``SSELane`` that reads the run of argument-delta events a live stream is made of.
+"""Raw SSE in C: the compiled ``EventTemplate`` (twin: ``providers.templates.EventTemplate``), the
+``SSELane`` that reads the run of argument-delta events a live stream is made of, and ``RawItems``,
+the loop that gives a raw stream's items (``stream._iter_raw`` / ``_aiter_raw``).
 
 The lane is an optimisation of ``RawReader`` and nothing more: from a position where the decoder
 holds no unfinished line and no event, it reads whole events of the form ``[event: ...\\n]data:
@@ -11,11 +12,157 @@ it.
 """
 
 cimport cython
-from cpython.unicode cimport PyUnicode_Tailmatch
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.unicode cimport (
+    PyUnicode_DATA,
+    PyUnicode_DecodeUTF8Stateful,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+    PyUnicode_Substring,
+    PyUnicode_WRITE,
+)
+from libc.string cimport memcmp
 
-from json.decoder import scanstring as _scanstring
+from argstream._calls cimport PipelineBase
+from argstream._fastpath cimport FastTest
 
-cdef object SCANSTRING = _scanstring
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+
+
+cdef inline bint same_at(str text, Py_ssize_t pos, Py_ssize_t end, str literal):
+    """Whether ``text[pos:end]`` starts with ``literal`` (``str.startswith`` from ``pos``, bounded)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(literal)
+    cdef Py_ssize_t i
+    cdef int kind = PyUnicode_KIND(text)
+    cdef int lkind = PyUnicode_KIND(literal)
+    cdef void* data
+    cdef void* ldata
+    if pos < 0 or end - pos < n:
+        return False
+    data = PyUnicode_DATA(text)
+    ldata = PyUnicode_DATA(literal)
+    if kind == lkind:
+        return memcmp(<char*>data + pos * kind, ldata, <size_t>(n * kind)) == 0
+    for i in range(n):
+        if PyUnicode_READ(kind, data, pos + i) != PyUnicode_READ(lkind, ldata, i):
+            return False
+    return True
+
+
+cdef inline int hex4(int kind, void* data, Py_ssize_t at) noexcept:
+    """The value of the four hex digits at ``at`` (case-insensitive), or -1."""
+    cdef int value = 0
+    cdef unsigned int c
+    cdef Py_ssize_t i
+    for i in range(at, at + 4):
+        c = PyUnicode_READ(kind, data, i)
+        if 48 <= c <= 57:  # 0-9
+            value = value * 16 + <int>(c - 48)
+        elif 97 <= c <= 102:  # a-f
+            value = value * 16 + <int>(c - 87)
+        elif 65 <= c <= 70:  # A-F
+            value = value * 16 + <int>(c - 55)
+        else:
+            return -1
+    return value
+
+
+cdef Py_ssize_t escape_at(int kind, void* data, Py_ssize_t i, Py_ssize_t end, Py_UCS4* out) noexcept:
+    """The escape whose backslash is at ``i``: its character in ``out`` and the length it takes in
+    ``data``, or -1 where ``json``'s strict ``scanstring`` raises. Read as ``scanstring`` reads it: a
+    high surrogate escape followed by a low one is the pair's character; one followed by ``\\u``
+    and no four hex digits is an error; any other surrogate stays as it is."""
+    cdef Py_UCS4 c
+    cdef int value, low
+    if i + 1 >= end:
+        return -1
+    c = PyUnicode_READ(kind, data, i + 1)
+    if c == u'"' or c == u"\\" or c == u"/":
+        out[0] = c
+    elif c == u"b":
+        out[0] = 8
+    elif c == u"f":
+        out[0] = 12
+    elif c == u"n":
+        out[0] = 10
+    elif c == u"r":
+        out[0] = 13
+    elif c == u"t":
+        out[0] = 9
+    elif c == u"u":
+        if i + 6 > end:
+            return -1
+        value = hex4(kind, data, i + 2)
+        if value < 0:
+            return -1
+        out[0] = value
+        if 0xD800 <= value <= 0xDBFF and i + 12 < end and PyUnicode_READ(kind, data, i + 6) == u"\\" \
+                and PyUnicode_READ(kind, data, i + 7) == u"u":
+            low = hex4(kind, data, i + 8)
+            if low < 0:
+                return -1
+            if 0xDC00 <= low <= 0xDFFF:
+                out[0] = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                return 12
+        return 6
+    else:
+        return -1
+    return 2
+
+
+cdef object json_string(str data, Py_ssize_t pos, Py_ssize_t end, Py_ssize_t* after):
+    """The JSON string whose text starts at ``pos`` (after its opening quote) and closes before
+    ``end``, decoded as ``json.decoder.scanstring(data, pos)`` decodes it, with ``after`` set past
+    its closing quote; ``None`` where that raises or the string runs on to ``end``."""
+    cdef int kind = PyUnicode_KIND(data)
+    cdef void* src = PyUnicode_DATA(data)
+    cdef Py_ssize_t i = pos
+    cdef Py_ssize_t size = 0
+    cdef Py_ssize_t step, close, j
+    cdef Py_UCS4 c, top = 0
+    cdef bint escaped = False
+    cdef object text
+    cdef int okind
+    cdef void* dst
+    while True:
+        if i >= end:
+            return None
+        c = PyUnicode_READ(kind, src, i)
+        if c == u'"':
+            break
+        if c == u"\\":
+            step = escape_at(kind, src, i, end, &c)
+            if step < 0:
+                return None
+            escaped = True
+            i += step
+        elif c < 0x20:
+            return None
+        else:
+            i += 1
+        if c > top:
+            top = c
+        size += 1
+    close = i
+    after[0] = close + 1
+    if not escaped:
+        return PyUnicode_Substring(data, pos, close)
+    text = PyUnicode_New(size, top)
+    okind = PyUnicode_KIND(text)
+    dst = PyUnicode_DATA(text)
+    i = pos
+    j = 0
+    while i < close:
+        c = PyUnicode_READ(kind, src, i)
+        if c == u"\\":
+            i += escape_at(kind, src, i, end, &c)
+        else:
+            i += 1
+        PyUnicode_WRITE(okind, dst, j, c)
+        j += 1
+    return text
 
 cdef enum:
     TEXT = 0
@@ -41,25 +188,21 @@ cdef class EventTemplate:
 
     cdef object read(self, str data, Py_ssize_t start, Py_ssize_t end):
         """The argument text of ``data[start:end]`` when it fits, else ``None`` (nothing copied)."""
-        cdef Py_ssize_t pos, n
+        cdef Py_ssize_t pos
         cdef str after
         cdef object text = None
         cdef int kind
         cdef tuple part
         cdef Py_UCS4 c
-        n = len(self.head)
-        if end - start < n or PyUnicode_Tailmatch(data, self.head, start, start + n, -1) != 1:
+        if not same_at(data, start, end, self.head):
             return None
-        pos = start + n
+        pos = start + len(self.head)
         for part in self.rest:
             kind = part[0]
             after = <str>part[1]
-            if kind == TEXT:
-                try:  # strict: no control character, no invalid escape; it stops at the first unescaped quote
-                    text, pos = SCANSTRING(data, pos)
-                except ValueError:
-                    return None
-                if pos > end:
+            if kind == TEXT:  # strict: no control character, no invalid escape; it stops at the first unescaped quote
+                text = json_string(data, pos, end, &pos)
+                if text is None:
                     return None
             elif kind == INT:
                 if pos < end and data[pos] == u"-":
@@ -81,44 +224,59 @@ cdef class EventTemplate:
                         break
                     if c == u"\\" or c < 0x20:
                         return None
-            n = len(after)
-            if end - pos < n or (n and PyUnicode_Tailmatch(data, after, pos, pos + n, -1) != 1):
+            if not same_at(data, pos, end, after):
                 return None
-            pos += n
+            pos += len(after)
         return text if pos == end else None
 
 
 @cython.final
 cdef class SSELane:
     """The compiled run of delta events (see the module doc). ``templates`` is the reader's list
-    (learned in Python), ``chunk`` the adapter's fast test, ``take`` the pipeline's."""
+    (learned in Python); ``pipeline`` the stream's, whose fast test (``PipelineBase.fast``, else its
+    ``_chunk``) decides on each event and whose ``take_hit`` gives its items."""
     cdef public list templates
-    cdef object chunk
-    cdef object take
+    cdef PipelineBase pipeline
     cdef Py_ssize_t max_event
+    cdef Py_ssize_t lines  # the lines the last ``run`` read
+    cdef list kept  # the items ``run`` had when it raised
 
-    def __init__(self, list templates, chunk, take, Py_ssize_t max_event):
+    def __init__(self, list templates, PipelineBase pipeline, Py_ssize_t max_event):
         self.templates = templates
-        self.chunk = chunk
-        self.take = take
+        self.pipeline = pipeline
         self.max_event = max_event
 
     def feed(self, str text, Py_ssize_t pos, list out):
         """Read the events of ``text`` from ``pos`` (the start of a line, outside any event) while it
         can; return ``(position, lines)``: where it stopped (the start of a line) and the lines read."""
+        try:
+            out += self.run(text, &pos)
+        except BaseException:
+            if self.kept is not None:
+                out += self.kept
+            raise
+        return pos, self.lines
+
+    cdef list run(self, str text, Py_ssize_t* at):
+        """``feed`` for C callers: the items, from ``at[0]`` to where it stopped, left in ``at[0]``;
+        the lines read are in ``lines``. (The list is the first event's own, most chunks' only one.)"""
         cdef Py_ssize_t n = len(text)
-        cdef Py_ssize_t lines = 0
+        cdef Py_ssize_t pos = at[0]
         cdef Py_ssize_t nl, start, skipped
-        cdef object fit, hit, template
+        cdef object fit, hit, template, items
+        cdef list out = None
+        cdef FastTest fast
+        self.lines = 0
+        self.kept = None
         while pos < n:
             skipped = 0
-            if PyUnicode_Tailmatch(text, u"event:", pos, pos + 6, -1) == 1:
+            if same_at(text, pos, n, u"event:"):
                 nl = text.find(u"\n", pos)
                 if nl < 0 or nl - pos > self.max_event:
                     break
                 skipped = nl + 1 - pos
             start = pos + skipped
-            if PyUnicode_Tailmatch(text, u"data: ", start, start + 6, -1) != 1:
+            if not same_at(text, start, n, u"data: "):
                 break
             nl = text.find(u"\n", start)
             if nl < 0 or nl + 1 >= n or text[nl + 1] != u"\n" or nl - start > self.max_event:
@@ -130,10 +288,150 @@ cdef class SSELane:
                     break
             if fit is None:
                 break
-            hit = self.chunk((<EventTemplate>template).item, text=fit)
+            fast = self.pipeline.fast
+            if fast is not None:
+                hit = fast.hit_text((<EventTemplate>template).item, fit)
+            elif self.pipeline.chunk_method is not None:  # a subclass's own ``chunk``
+                hit = self.pipeline.chunk_method((<EventTemplate>template).item, text=fit)
+            else:
+                break
             if hit is None:
                 break
-            out += self.take(hit)
-            lines += 3 if skipped else 2
+            if type(hit) is not tuple:
+                raise TypeError(f"chunk() returned {type(hit).__name__}, not a tuple")
+            items = self.pipeline.take_hit(<tuple>hit)
+            if out is None and type(items) is list:
+                out = self.kept = <list>items
+            elif out is None:
+                out = self.kept = list(items)
+            else:
+                out += items
+            self.lines += 3 if skipped else 2
             pos = nl + 2
-        return pos, lines
+            at[0] = pos
+        self.kept = None
+        return [] if out is None else out
+
+
+cdef object _END = object()
+
+
+@cython.final
+cdef class RawItems:
+    """The stream items of raw SSE / NDJSON chunks through a ``RawReader``, one ``__next__`` at a time
+    (``stream._iter_raw``'s loop, in C): a chunk that starts where the reader holds nothing (no
+    unfinished line or event, no partial character, no pending CR) goes to its compiled lane first;
+    the rest of it, and every other chunk, to ``reader.feed``. Iteration stops when the chunks end,
+    an exception is kept in ``reader.error``, or the stream is over; ``close()`` ends the input.
+    The lines the lane reads are added to the reader's count before it reads anything itself."""
+    cdef object reader
+    cdef object chunks
+    cdef object pending
+    cdef list out
+    cdef Py_ssize_t at
+    cdef SSELane lane  # the reader's lane while it may read the next chunk, else None
+    cdef Py_ssize_t lines  # lines the lane read that the reader has not counted yet
+    cdef readonly bint stopped
+
+    def __cinit__(self, reader, first, chunks):
+        self.reader = reader
+        self.pending = first
+        self.chunks = chunks
+        self.out = []
+        self.at = 0
+        self.lane = None
+        self.lines = 0
+        self.stopped = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        cdef object chunk
+        cdef list out = self.out
+        while self.at >= PyList_GET_SIZE(out):
+            if self.stopped:
+                raise StopIteration
+            chunk = self.pending
+            if chunk is not _END:
+                self.pending = _END
+            else:
+                try:
+                    chunk = next(self.chunks, _END)
+                except BaseException:
+                    self.sync()
+                    raise
+                if chunk is _END:
+                    self.sync()
+                    self.stopped = True
+                    raise StopIteration
+            out = self.out = self.step(chunk)
+            self.at = 0
+        chunk = <object>PyList_GET_ITEM(out, self.at)
+        self.at += 1
+        return chunk
+
+    cpdef list step(self, chunk):
+        """The stream items of one chunk (``RawReader.feed``); sets ``stopped`` when the reader is over."""
+        cdef list out
+        cdef str text = None
+        cdef Py_ssize_t pos
+        cdef SSELane lane = self.lane
+        if lane is not None:
+            if type(chunk) is str:
+                text = <str>chunk
+            elif type(chunk) is bytes:
+                text = utf8_whole(<bytes>chunk)
+            if text is not None:
+                pos = 0
+                try:
+                    out = lane.run(text, &pos)
+                except Exception as exc:  # kept, as ``RawReader.feed`` keeps it, after the items before it
+                    self.reader.error = exc
+                    self.stopped = True
+                    return [] if lane.kept is None else lane.kept
+                self.lines += lane.lines
+                if pos == len(text):
+                    if lane.pipeline.over:
+                        self.stopped = True
+                    return out
+                self.sync()
+                out += self.reader.feed(text[pos:])
+                self.after_reader()
+                return out
+        self.sync()
+        out = self.reader.feed(chunk)
+        self.after_reader()
+        return out
+
+    def close(self):
+        """The input ended: ``RawReader.close``."""
+        self.sync()
+        self.stopped = True
+        return self.reader.close()
+
+    cdef int sync(self) except -1:
+        if self.lines:
+            self.reader._line += self.lines
+            self.lines = 0
+        return 0
+
+    cdef int after_reader(self) except -1:
+        reader = self.reader
+        self.lane = reader._lane if reader._lane_ready() else None
+        if reader.over:
+            self.stopped = True
+        return 0
+
+
+cdef str utf8_whole(bytes data):
+    """``data`` decoded when it is whole UTF-8 text (no character cut at its end), else ``None``:
+    the reader's incremental decoder, which holds nothing here, reads it and reports what is wrong."""
+    cdef Py_ssize_t consumed = 0
+    cdef Py_ssize_t n = len(data)
+    cdef str text
+    try:
+        text = PyUnicode_DecodeUTF8Stateful(data, n, NULL, &consumed)
+    except UnicodeDecodeError:
+        return None
+    return text if consumed == n else None

@@ -23,7 +23,7 @@ from . import _backend
 from .providers.templates import EventTemplate, learn
 from .providers.wire import WireDecoder
 
-__all__ = ["RawReader"]
+__all__ = ["RawReader", "raw_items"]
 
 #: templates kept per stream (parallel calls of one response each have their own event text)
 _KEPT = 4
@@ -144,5 +144,59 @@ class RawReader(WireDecoder):
             self._path = getattr(adapter, "TEXT_PATH", None)
             self._free = tuple(getattr(adapter, "FREE_FIELDS", ()))
             if self._path is not None and self.lane is not None:
-                self._lane = self.lane(self._templates, self._chunk, pipeline.take, self.max_event)
+                self._lane = self.lane(self._templates, pipeline, self.max_event)
         return pipeline
+
+    def _lane_ready(self) -> bool:
+        """The compiled lane may read the next chunk from its start: the reader holds no unfinished
+        line, event, character or CR, and reads on (``_raw.RawItems``)."""
+        return (self._lane is not None and self._sse is True and not (self._cr or self._tail or self._data)
+                and self.error is None and not self._utf8.getstate()[0])
+
+
+_END = object()
+
+
+class RawItems:
+    """The stream items of raw chunks through a :class:`RawReader` (the twin of ``_raw.RawItems``, the
+    loop of ``stream._iter_raw`` and ``_aiter_raw``): iteration feeds ``first``, then each chunk of
+    ``chunks``, and stops when they end, an exception is kept in ``reader.error`` or the stream is
+    over; ``step(chunk)`` feeds one chunk (the async loop's), ``close()`` ends the input."""
+
+    __slots__ = ("reader", "stopped", "_pending", "_chunks")
+
+    def __init__(self, reader: RawReader, first: Any, chunks: Any) -> None:
+        self.reader = reader
+        self.stopped = False
+        self._pending = first
+        self._chunks = chunks
+
+    def __iter__(self) -> Any:
+        chunk, self._pending = self._pending, _END
+        while not self.stopped:
+            if chunk is _END:
+                chunk = next(self._chunks, _END)
+                if chunk is _END:
+                    self.stopped = True
+                    return
+            out = self.step(chunk)
+            chunk = _END
+            yield from out
+
+    def step(self, chunk: Any) -> list[Any]:
+        out = self.reader.feed(chunk)
+        if self.reader.over:
+            self.stopped = True
+        return out
+
+    def close(self) -> list[Any]:
+        self.stopped = True
+        return self.reader.close()
+
+
+def raw_items(reader: RawReader, first: Any, chunks: Any) -> Any:
+    """A :class:`RawItems` over ``reader``: the compiled one when the core is, else the twin."""
+    if _backend.raw_c is not None and reader.lane is _backend.raw_c.SSELane:
+        return _backend.raw_c.RawItems(reader, first, chunks)
+    return RawItems(reader, first, chunks)
+

@@ -69,7 +69,7 @@ from .jsonform import JsonForm
 from .providers._common import _Run
 from .providers.detect import detect_provider
 from .providers.wire import WireDecoder
-from .raw import RawReader
+from .raw import RawReader, raw_items
 
 __all__ = [
     "ReasoningDelta", "StreamFinished", "StreamItem", "StructuredDelta", "TextDelta", "ToolCallFinished",
@@ -446,8 +446,23 @@ def iter_tool_stream(
         except Exception:
             yield from state.feed(Finished(FinishReason.ERROR))
             raise
-        if raw:
-            yield from _iter_raw(first, iterator, provider, state, provider_options)
+        if raw:  # (the loop of raw input, here rather than in a generator of its own: one frame per item)
+            reader = _raw_reader(provider, state, provider_options)
+            items = raw_items(reader, first, iterator)
+            try:
+                yield from items  # compiled: one iterator object, no Python frame per chunk
+                out = [] if reader.over else items.close()
+                if out:
+                    yield from out
+                if reader.error is not None:
+                    raise reader.error
+                if reader.over:
+                    return
+                out = reader.pipeline.end() if reader.pipeline is not None else state.feed(Finished(FinishReason.ERROR))
+            except Exception:
+                yield from _raw_failed(reader, state)
+                raise
+            yield from out
             return
         pipeline = pipeline_for(provider, first, state, provider_options)
         if pipeline is None:
@@ -592,50 +607,19 @@ def _raw_failed(reader: RawReader, state: ToolStreamState) -> list[Any]:
     return [] if reader.undetected else state.feed(Finished(FinishReason.ERROR))
 
 
-def _iter_raw(first: Any, chunks: Iterator[Any], provider: Provider, state: ToolStreamState,
-              options: Mapping[str, Any] | None) -> Iterator[StreamItem]:
-    """:func:`iter_tool_stream` over raw SSE / NDJSON chunks, in one pass (:class:`RawReader`)."""
-    reader = _raw_reader(provider, state, options)
-    feed = reader.feed
-    try:
-        chunk = first
-        while chunk is not _END:
-            out = feed(chunk)
-            if out:
-                yield from out
-            if reader.error is not None:
-                raise reader.error
-            pipeline = reader.pipeline
-            if pipeline is not None and pipeline.over:
-                return
-            chunk = next(chunks, _END)
-        out = reader.close()
-        if out:
-            yield from out
-        if reader.error is not None:
-            raise reader.error
-        if reader.over:
-            return
-        out = reader.pipeline.end() if reader.pipeline is not None else state.feed(Finished(FinishReason.ERROR))
-    except Exception:
-        yield from _raw_failed(reader, state)
-        raise
-    yield from out
-
-
 async def _aiter_raw(first: Any, chunks: Any, is_async: bool, provider: Provider, state: ToolStreamState,
                      options: Mapping[str, Any] | None) -> AsyncIterator[StreamItem]:
     """:func:`aiter_tool_stream` over raw SSE / NDJSON chunks, in one pass (:class:`RawReader`)."""
     reader = _raw_reader(provider, state, options)
+    items = raw_items(reader, first, None)
+    step = items.step
     try:
         chunk = first
         while chunk is not _END:
-            for item in reader.feed(chunk):
+            for item in step(chunk):
                 yield item
-            if reader.error is not None:
-                raise reader.error
-            if reader.over:
-                return
+            if items.stopped:
+                break
             if is_async:
                 try:
                     chunk = await chunks.__anext__()
@@ -643,7 +627,11 @@ async def _aiter_raw(first: Any, chunks: Any, is_async: bool, provider: Provider
                     chunk = _END
             else:
                 chunk = next(chunks, _END)
-        for item in reader.close():
+        if reader.error is not None:
+            raise reader.error
+        if reader.over:
+            return
+        for item in items.close():
             yield item
         if reader.error is not None:
             raise reader.error
