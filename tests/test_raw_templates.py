@@ -297,7 +297,7 @@ def _faulty_stream(fault: str, at: int, as_bytes: bool, sizes: list[int]) -> lis
     """``anthropic_sse`` one event per chunk (as a live stream arrives; ``sizes`` recuts it), with
     ``fault`` at event ``at`` after the lane has taken over."""
     events = [event + "\n\n" for event in anthropic_sse().split("\n\n") if event]
-    k = 3 + at % (len(events) - 4)
+    k = 3 + at % (len(events) - 7)  # a delta after the first (the lane reads from the second on)
     if fault == "not-json":
         events[k] = "event: content_block_delta\ndata: {nope}\n\n"
     elif fault == "crlf":

@@ -4,9 +4,14 @@ coordinator): ``FastTest.hit`` is the test a compiled adapter's ``chunk(item)`` 
 without the bound method, its argument parsing and its Python call."""
 
 
+from cpython.ref cimport PyObject
+
+
 cdef class FastTest:
     cdef object hit(self, object item)
     cdef object hit_text(self, object item, object text)
+    cdef object form(self, object item)
+    cdef object hit_form(self, object form, object text)
 
 
 cpdef object fast_test(object chunk)
@@ -17,6 +22,8 @@ cdef class AnthropicFast(FastTest):
     cdef public bint _done
 
     cdef object read(self, object item, object text)
+    cdef object shape(self, object item, PyObject** text)
+    cdef object on_block(self, object index, object text)
 
 
 cdef class ResponsesFast(FastTest):
@@ -24,6 +31,7 @@ cdef class ResponsesFast(FastTest):
     cdef public dict _by_output
 
     cdef object take(self, object item, bint anonymous, object text)
+    cdef object locate(self, object item_id, object position, object text)
 
 
 cdef class ChatFast(FastTest):
@@ -34,7 +42,9 @@ cdef class ChatFast(FastTest):
     cdef public object _hit
 
     cdef object read(self, object item, object text)
-    cdef object read_by_name(self, object item, object text)
+    cdef int shape(self, object item, PyObject** p) except -1
+    cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
+                        object arguments)
     cdef object resolve(self, object number, object index, object call_id, object name, object arguments)
 
 

@@ -206,15 +206,24 @@ cdef inline int scan(object view, int at, int n, PyObject** out):
     return argstream_scan((<tuple>view)[0], &SCAN_KEYS[at], &SCAN_HASHES[at], n, out)
 
 
-cdef int lookup(dict d, int at, int n, PyObject** out) except -1:
-    """``out[i]`` is ``d.get(SCAN_NAMES[at + i])`` (borrowed; NULL for ``None``), for ``i < n``: from
-    one pass over ``d``, or by name where it holds a key that is not an exact str."""
+cdef int view_lookup(object view, int at, int n, PyObject** out) except -1:
+    """``out[i]`` is ``get(view, SCAN_NAMES[at + i])`` (borrowed; NULL for ``None``), for ``i < n``, for
+    a dict or a view of ``fields``: from one pass (``scan``), or by name where a dict holds a key that
+    is not an exact str."""
     cdef int i
-    if scan(d, at, n, out) == 0:
+    if scan(view, at, n, out) == 0:
         return 0
     for i in range(n):
-        out[i] = PyDict_GetItemWithError(d, <object>SCAN_KEYS[at + i])
+        if type(view) is dict:
+            out[i] = PyDict_GetItemWithError(view, <object>SCAN_KEYS[at + i])
+        else:
+            out[i] = PyDict_GetItemWithError((<tuple>view)[0], <object>SCAN_KEYS[at + i])
+            if out[i] == NULL:
+                out[i] = PyDict_GetItemWithError((<tuple>view)[1], <object>SCAN_KEYS[at + i])
     return 0
+
+
+cdef object ZERO = 0
 
 
 cdef inline object value_of(PyObject* found):
@@ -232,6 +241,15 @@ cdef class FastTest:
         """``chunk(item, text=text)``: ``item`` an event learned earlier, ``text`` a new argument text
         read from an event of its shape (the raw lane, ``_raw.SSELane``)."""
         return getattr(self, u"chunk")(item, text=text)
+
+    cdef object form(self, object item):
+        """What ``hit_text`` reads of ``item`` that no state of the stream changes (where the event
+        goes), or ``None`` (not a delta here, or no such form): ``hit_form(form, text)`` is then
+        ``hit_text(item, text)``, without reading ``item`` again (the lane keeps it per template)."""
+        return None
+
+    cdef object hit_form(self, object form, object text):
+        return None
 
 
 #: the classes of this module whose ``chunk`` is ``hit`` (``fast_test``)
@@ -263,25 +281,47 @@ cdef class AnthropicFast(FastTest):
     cdef object hit_text(self, object item, object text):
         return self.read(item, text)
 
+    cdef object form(self, object item):
+        cdef PyObject* found
+        return self.shape(item, &found)
+
+    cdef object hit_form(self, object form, object text):
+        return self.on_block(form, text)
+
     cdef object read(self, object item, object text):
+        cdef PyObject* found
+        cdef object index
+        if self._done:
+            return None
+        index = self.shape(item, &found)
+        if index is None:
+            return None
+        return self.on_block(index, value_of(found) if text is None else text)
+
+    cdef object shape(self, object item, PyObject** text):
+        """The block index of an ``input_json_delta`` event (its text in ``text``), else ``None``."""
         cdef PyObject* v[3]
         cdef object d = as_dict(item)
-        cdef object delta, index, block
-        if d is None or self._done:
+        cdef object delta, index
+        if d is None:
             return None
-        lookup(<dict>d, ANTHROPIC_AT, 3, v)
+        view_lookup(d, ANTHROPIC_AT, 3, v)
         if value_of(v[0]) != u"content_block_delta":
             return None
         delta = as_dict(value_of(v[1]))
         index = value_of(v[2])
         if delta is None:
             return None
-        lookup(<dict>delta, ANTHROPIC_DELTA_AT, 2, v)
-        if value_of(v[0]) != u"input_json_delta":
+        view_lookup(delta, ANTHROPIC_DELTA_AT, 2, v)
+        if value_of(v[0]) != u"input_json_delta" or type(index) is not int:
             return None
-        if text is None:
-            text = value_of(v[1])
-        if type(index) is not int or type(text) is not str or not text or self._blocks is None:
+        text[0] = v[1]
+        return index
+
+    cdef object on_block(self, object index, object text):
+        """``(index, text)`` when block ``index`` is a tool call that streams and ``text`` a delta."""
+        cdef object block
+        if self._done or type(text) is not str or not text or self._blocks is None:
             return None
         block = self._blocks.get(index)
         if block is None or block.kind != TOOL:
@@ -303,10 +343,23 @@ cdef class ResponsesFast(FastTest):
     cdef object hit_text(self, object item, object text):
         return self.take(item, False, text)
 
+    cdef object form(self, object item):
+        cdef object d = as_dict(item)
+        cdef object item_id
+        if d is None or (<dict>d).get(u"type") != u"response.function_call_arguments.delta":
+            return None
+        item_id = (<dict>d).get(u"item_id")
+        if item_id is not None and type(item_id) is not str:
+            return None
+        return item_id, (<dict>d).get(u"output_index") if item_id is None else None
+
+    cdef object hit_form(self, object form, object text):
+        return self.locate((<tuple>form)[0], (<tuple>form)[1], text)
+
     cdef object take(self, object item, bint anonymous, object text):
         """``chunk`` for C callers (``AgentsFast``)."""
         cdef object d = as_dict(item)
-        cdef object item_id, position, call
+        cdef object item_id
         if d is None or (<dict>d).get(u"type") != u"response.function_call_arguments.delta":
             return None
         if text is None:
@@ -314,10 +367,17 @@ cdef class ResponsesFast(FastTest):
         if type(text) is not str or not text:
             return None
         item_id = None if anonymous else (<dict>d).get(u"item_id")
+        return self.locate(item_id, (<dict>d).get(u"output_index") if item_id is None else None, text)
+
+    cdef object locate(self, object item_id, object position, object text):
+        """``(index, text)`` for a delta of the open function call with ``item_id`` (a str), or, with
+        none, at ``position``; else ``None``."""
+        cdef object call
+        if type(text) is not str or not text:
+            return None
         if type(item_id) is str:
             call = self._by_id.get(item_id) if self._by_id is not None else None
         elif item_id is None:
-            position = (<dict>d).get(u"output_index")
             call = self._by_output.get(position) if type(position) is int and self._by_output is not None else None
             if call is not None and call.item_id is not None:
                 call = None
@@ -401,115 +461,89 @@ cdef class ChatFast(FastTest):
     cdef object hit_text(self, object item, object text):
         return self.read(item, text)
 
+    cdef object form(self, object item):
+        cdef PyObject* p[6]
+        if self.shape(item, p) == 0:
+            return None
+        return value_of(p[0]), <object>p[1], <object>p[2], value_of(p[3]), value_of(p[4])
+
+    cdef object hit_form(self, object form, object text):
+        cdef tuple f = <tuple>form
+        return self.on_call(f[0], f[1], f[2], f[3], f[4], text)
+
     cdef object read(self, object item, object text):
-        """``chunk``: each level of the chunk read in one pass over its dict (``scan``), which costs a
-        fraction of a lookup by name per field, as ``read_by_name`` reads them."""
+        """``chunk``: ``shape``, then ``on_call``."""
+        cdef PyObject* p[6]
+        if self._finished or self.shape(item, p) == 0:
+            return None
+        return self.on_call(value_of(p[0]), <object>p[1], <object>p[2], value_of(p[3]), value_of(p[4]),
+                            value_of(p[5]) if text is None else text)
+
+    cdef int shape(self, object item, PyObject** p) except -1:
+        """1 for a chunk of one choice (no usage, error or type) whose delta holds one tool call entry and
+        no other content, with ``p`` its response id, choice number (0 when none), entry index (an
+        int), call id, name and arguments (borrowed; NULL for ``None``); else 0. Each level is read in
+        one pass over its dict (``view_lookup``), a fraction of a lookup by name per field."""
         cdef PyObject* v[SCAN_MAX]
         cdef object d = fields(item)
-        cdef object choices, response_id, choice, number, delta, entries, entry, index
-        cdef object call_id, function, arguments, name
-        if not is_view(d) or self._finished:
-            return None
-        if scan(d, CHUNK_AT, 5, v) < 0:
-            return self.read_by_name(item, text)
+        cdef object choices, choice, number, delta, entries, entry, function
+        if not is_view(d):
+            return 0
+        view_lookup(d, CHUNK_AT, 5, v)
         choices = value_of(v[0])
         if (type(choices) is not list or len(<list>choices) != 1 or v[1] != NULL and v[1] != <PyObject*>None
                 or v[2] != NULL and v[2] != <PyObject*>None or v[3] != NULL and v[3] != <PyObject*>None):
-            return None
-        response_id = value_of(v[4])
-        if response_id and response_id != self._response_id:
-            return None
+            return 0
+        p[0] = v[4]
         choice = fields((<list>choices)[0])
         if not is_view(choice):
-            return None
-        if scan(choice, CHOICE_AT, 3, v) < 0:
-            return self.read_by_name(item, text)
+            return 0
+        view_lookup(choice, CHOICE_AT, 3, v)
         if v[0] != NULL and v[0] != <PyObject*>None:
-            return None
+            return 0
         number = value_of(v[1])
         if number is None:
-            number = 0
+            p[1] = <PyObject*>ZERO
         elif type(number) is not int:
-            return None
+            return 0
+        else:
+            p[1] = v[1]
         delta = fields(value_of(v[2]))
         if not is_view(delta):
-            return None
+            return 0
         entries = get(delta, u"tool_calls")
         if type(entries) is not list or len(<list>entries) != 1:
-            return None
+            return 0
         if type(delta) is dict:
             if len(<dict>delta) != 1 and payload_besides_calls(<dict>delta):
-                return None
+                return 0
         elif payload_besides_calls(<dict>(<tuple>delta)[0]) or payload_besides_calls(<dict>(<tuple>delta)[1]):
-            return None
+            return 0
         entry = fields((<list>entries)[0])
         if not is_view(entry):
-            return None
-        if scan(entry, ENTRY_AT, 3, v) < 0:
-            return self.read_by_name(item, text)
-        index = value_of(v[0])
-        if type(index) is not int:
-            return None
-        call_id = value_of(v[1])
+            return 0
+        view_lookup(entry, ENTRY_AT, 3, v)
+        if v[0] == NULL or type(<object>v[0]) is not int:
+            return 0
+        p[2] = v[0]
+        p[3] = v[1]
         function = fields(value_of(v[2]))
         if not is_view(function):
+            return 0
+        view_lookup(function, FUNCTION_AT, 2, v)
+        p[5] = v[0]
+        p[4] = v[1]
+        return 1
+
+    cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
+                        object arguments):
+        """``chunk``'s answer for a chunk of ``shape``, from the stream's state: ``resolve`` when it is
+        this response's and ``arguments`` is a delta."""
+        if self._finished or (response_id and response_id != self._response_id):
             return None
-        if scan(function, FUNCTION_AT, 2, v) < 0:
-            return self.read_by_name(item, text)
-        arguments = value_of(v[0]) if text is None else text
-        name = value_of(v[1])
         if type(arguments) is not str or not arguments:
             return None
         return self.resolve(number, index, call_id, name, arguments)
-
-    cdef object read_by_name(self, object item, object text):
-        """``read`` with each field looked up by name: for a chunk whose dicts hold a key that is not
-        an exact str (never one decoded from JSON)."""
-        cdef object d = fields(item)
-        cdef object choices, response_id, choice, number, delta, entries, entry, index
-        cdef object call_id, function, arguments
-        if not is_view(d) or self._finished:
-            return None
-        choices = get(d, u"choices")
-        if (type(choices) is not list or len(<list>choices) != 1 or get(d, u"usage") is not None
-                or get(d, u"error") is not None or get(d, u"type") is not None):
-            return None
-        response_id = get(d, u"id")
-        if response_id and response_id != self._response_id:
-            return None
-        choice = fields((<list>choices)[0])
-        if not is_view(choice) or get(choice, u"finish_reason") is not None:
-            return None
-        number = get(choice, u"index")
-        if number is None:
-            number = 0
-        elif type(number) is not int:
-            return None
-        delta = fields(get(choice, u"delta"))
-        if not is_view(delta):
-            return None
-        entries = get(delta, u"tool_calls")
-        if type(entries) is not list or len(<list>entries) != 1:
-            return None
-        if type(delta) is dict:
-            if len(<dict>delta) != 1 and payload_besides_calls(<dict>delta):
-                return None
-        elif payload_besides_calls(<dict>(<tuple>delta)[0]) or payload_besides_calls(<dict>(<tuple>delta)[1]):
-            return None
-        entry = fields((<list>entries)[0])
-        if not is_view(entry):
-            return None
-        index = get(entry, u"index")
-        if type(index) is not int:
-            return None
-        call_id = get(entry, u"id")
-        function = fields(get(entry, u"function"))
-        if not is_view(function):
-            return None
-        arguments = get(function, u"arguments") if text is None else text
-        if type(arguments) is not str or not arguments:
-            return None
-        return self.resolve(number, index, call_id, get(function, u"name"), arguments)
 
     cdef object resolve(self, object number, object index, object call_id, object name, object arguments):
         """``(slot, arguments)`` for an argument delta of choice ``number``'s entry ``index``, when it

@@ -176,6 +176,8 @@ cdef class EventTemplate:
     cdef readonly object item
     cdef readonly str head
     cdef readonly tuple rest
+    cdef object form  # what ``form_of`` (the lane's fast test) reads of ``item`` (``FastTest.form``)
+    cdef object form_of
 
     def __init__(self, item, str head, tuple rest):
         self.item = item
@@ -266,6 +268,7 @@ cdef class SSELane:
         cdef object fit, hit, template, items
         cdef list out = None
         cdef FastTest fast
+        cdef EventTemplate learned
         self.lines = 0
         self.kept = None
         while pos < n:
@@ -290,7 +293,14 @@ cdef class SSELane:
                 break
             fast = self.pipeline.fast
             if fast is not None:
-                hit = fast.hit_text((<EventTemplate>template).item, fit)
+                learned = <EventTemplate>template
+                if learned.form_of is not fast:  # read once per template what the event is for
+                    learned.form = fast.form(learned.item)
+                    learned.form_of = fast
+                if learned.form is not None:
+                    hit = fast.hit_form(learned.form, fit)
+                else:
+                    hit = fast.hit_text(learned.item, fit)
             elif self.pipeline.chunk_method is not None:  # a subclass's own ``chunk``
                 hit = self.pipeline.chunk_method((<EventTemplate>template).item, text=fit)
             else:
