@@ -454,11 +454,7 @@ def iter_tool_stream(
                 out = [] if reader.over else items.close()
                 if out:
                     yield from out
-                if reader.error is not None:
-                    raise reader.error
-                if reader.over:
-                    return
-                out = reader.pipeline.end() if reader.pipeline is not None else state.feed(Finished(FinishReason.ERROR))
+                out = _raw_end(reader, state)
             except Exception:
                 yield from _raw_failed(reader, state)
                 raise
@@ -599,6 +595,17 @@ def _raw_reader(provider: Provider, state: ToolStreamState, options: Mapping[str
     return RawReader(make)
 
 
+def _raw_end(reader: RawReader, state: ToolStreamState) -> list[Any]:
+    """The stream's end once the input ended and its last events were read: the exception the reader
+    kept is raised; no items when the stream is over; else the pipeline's end (the state's, when no
+    event came)."""
+    if reader.error is not None:
+        raise reader.error
+    if reader.over:
+        return []
+    return reader.pipeline.end() if reader.pipeline is not None else state.feed(Finished(FinishReason.ERROR))
+
+
 def _raw_failed(reader: RawReader, state: ToolStreamState) -> list[Any]:
     """The items before the exception that ends a raw stream: the pipeline's ``Finished(ERROR)``,
     or the state's when no event came (none when no provider reads the first one, as for wire items)."""
@@ -627,17 +634,9 @@ async def _aiter_raw(first: Any, chunks: Any, is_async: bool, provider: Provider
                     chunk = _END
             else:
                 chunk = next(chunks, _END)
-        if reader.error is not None:
-            raise reader.error
-        if reader.over:
-            return
-        for item in items.close():
+        for item in [] if reader.over else items.close():
             yield item
-        if reader.error is not None:
-            raise reader.error
-        if reader.over:
-            return
-        out = reader.pipeline.end() if reader.pipeline is not None else state.feed(Finished(FinishReason.ERROR))
+        out = _raw_end(reader, state)
     except Exception:
         for item in _raw_failed(reader, state):
             yield item
