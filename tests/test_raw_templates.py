@@ -192,6 +192,19 @@ def test_the_compiled_string_reader_decodes_as_json_does(pieces: list[str], cut:
             map(ord, pure), default=0)
 
 
+@settings(max_examples=300)
+@given(number=st.sampled_from(["0", "7", "-1", "123456", "01", "-", "", "1.5", "1e5", " 1", "-0", "٣"]),
+       pad=st.lists(_STRING_PIECES, max_size=4), text=st.lists(_STRING_PIECES, max_size=4))
+def test_the_compiled_free_holes_read_as_the_pure_ones(number: str, pad: list[str], text: list[str]) -> None:
+    """A free integer and a free string hole (a sequence number, a padding string) in C and in Python."""
+    if RawReader.lane is None:
+        pytest.skip("compares the compiled reader with the pure one")
+    rest = ((2, ',"s":"'), (1, ',"d":"'), (0, "}"))
+    data = '{"n":' + number + ',"s":"' + "".join(pad) + '","d":"' + "".join(text) + '"}'
+    pure = templates.EventTemplate({}, '{"n":', rest).match(data)
+    assert _backend.raw_c.EventTemplate({}, '{"n":', rest).match(data) == pure
+
+
 # -- whole streams: raw text gives the items its decoded events give ------------------------------------
 
 

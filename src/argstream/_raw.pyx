@@ -195,7 +195,9 @@ cdef class EventTemplate:
         cdef object text = None
         cdef int kind
         cdef tuple part
-        cdef Py_UCS4 c
+        cdef unsigned int c
+        cdef int ukind = PyUnicode_KIND(data)
+        cdef void* src = PyUnicode_DATA(data)
         if not same_at(data, start, end, self.head):
             return None
         pos = start + len(self.head)
@@ -207,24 +209,24 @@ cdef class EventTemplate:
                 if text is None:
                     return None
             elif kind == INT:
-                if pos < end and data[pos] == u"-":
+                if pos < end and PyUnicode_READ(ukind, src, pos) == 45:  # -
                     pos += 1
-                if pos >= end or not (u"0" <= data[pos] <= u"9"):
+                if pos >= end or not (48 <= PyUnicode_READ(ukind, src, pos) <= 57):
                     return None
-                if data[pos] == u"0":
+                if PyUnicode_READ(ukind, src, pos) == 48:  # a leading 0 is the whole number
                     pos += 1
                 else:
-                    while pos < end and u"0" <= data[pos] <= u"9":
+                    while pos < end and 48 <= PyUnicode_READ(ukind, src, pos) <= 57:
                         pos += 1
             else:
                 while True:
                     if pos >= end:
                         return None
-                    c = data[pos]
+                    c = PyUnicode_READ(ukind, src, pos)
                     pos += 1
-                    if c == u'"':
+                    if c == 34:  # "
                         break
-                    if c == u"\\" or c < 0x20:
+                    if c == 92 or c < 0x20:  # a backslash, a control character
                         return None
             if not same_at(data, pos, end, after):
                 return None
