@@ -159,7 +159,7 @@ _END = object()
 
 class RawItems:
     """The stream items of raw chunks through a :class:`RawReader` (the twin of ``_raw.RawItems``, the
-    loop of ``stream._iter_raw`` and ``_aiter_raw``): iteration feeds ``first``, then each chunk of
+    raw loop of ``stream.iter_tool_stream`` and ``_aiter_raw``): iteration feeds ``first``, then each chunk of
     ``chunks``, and stops when they end, an exception is kept in ``reader.error`` or the stream is
     over; ``step(chunk)`` feeds one chunk (the async loop's), ``close()`` ends the input."""
 
