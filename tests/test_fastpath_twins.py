@@ -490,3 +490,68 @@ def test_agents_fast_test_reads_converted_items_by_position() -> None:
             assert adapter.chunk(_Raw(data)) == (0, "{")
         assert adapter.chunk(_Raw({**event, "item_id": "fc_9"})) is None
         assert adapter.chunk(_Raw(event, type="run_item_stream_event")) is None
+
+
+class _Emptying(str):
+    """A key whose comparison empties the dicts of the item being read, and drops their values."""
+
+    victims: list[dict] = []
+
+    def __eq__(self, other: object) -> bool:
+        for victim in _Emptying.victims:
+            victim.clear()
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def _fresh(text: str) -> str:
+    return "".join(list(text))  # a str held by the item alone (not interned)
+
+
+@pytest.mark.parametrize("level", ["chunk", "choice", "entry", "function"])
+def test_a_key_that_empties_the_chat_item_mid_read_is_no_crash(level: str) -> None:
+    """A key equal to a field the test reads (a ``str`` subclass) runs its ``__eq__`` during the lookup,
+    and that code may empty the very dicts being read: every value found before is held, so the read
+    ends as the twin's does (taken, declined, or the dict's own error) and never reads a freed object."""
+    outcomes = []
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        function: dict = {"arguments": _fresh("{\"a\": 1}")}
+        entry: dict = {"index": 0, "function": function}
+        choice: dict = {"index": 0, "delta": {"tool_calls": [entry]}}
+        chunk: dict = {"id": _fresh("r1"), "choices": [choice]}
+        where, name = {"chunk": (chunk, "usage"), "choice": (choice, "finish_reason"), "entry": (entry, "id"),
+                       "function": (function, "name")}[level]
+        where[_Emptying(name)] = None
+        _Emptying.victims = [chunk, choice, entry, function]
+        adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
+        try:
+            outcomes.append(adapter.chunk(chunk))
+        except RuntimeError as exc:
+            outcomes.append(type(exc))
+        finally:
+            _Emptying.victims = []
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("level", ["event", "delta"])
+def test_a_key_that_empties_the_anthropic_item_mid_read_is_no_crash(level: str) -> None:
+    outcomes = []
+    for base in (_backend.fastpath_c.AnthropicFast, _fastpath_py.AnthropicFast):
+        delta: dict = {"type": _fresh("input_json_delta")}
+        event: dict = {"type": _fresh("content_block_delta"), "delta": delta}
+        if level == "event":
+            event[_Emptying("index")] = 1
+            delta["partial_json"] = _fresh("{\"a\"")
+        else:
+            event["index"] = 1
+            delta[_Emptying("partial_json")] = _fresh("{\"a\"")
+        _Emptying.victims = [event, delta]
+        adapter = _anthropic(base, {1: anthropic._TOOL}, False)
+        try:
+            outcomes.append(adapter.chunk(event))
+        except RuntimeError as exc:
+            outcomes.append(type(exc))
+        finally:
+            _Emptying.victims = []
+    assert outcomes[0] == outcomes[1]

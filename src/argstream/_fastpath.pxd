@@ -21,8 +21,10 @@ cdef class AnthropicFast(FastTest):
     cdef public dict _blocks
     cdef public bint _done
 
+    cdef object _shaped_text  # the text ``shape`` found
+
     cdef object read(self, object item, object text)
-    cdef object shape(self, object item, PyObject** text)
+    cdef object shape(self, object item)
     cdef object on_block(self, object index, object text)
 
 
@@ -41,8 +43,10 @@ cdef class ChatFast(FastTest):
     cdef public bint _finished
     cdef public object _hit
 
+    cdef tuple _shaped  # what ``shape`` found
+
     cdef object read(self, object item, object text)
-    cdef int shape(self, object item, PyObject** p) except -1
+    cdef bint shape(self, object item) except -1
     cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
                         object arguments)
     cdef object resolve(self, object number, object index, object call_id, object name, object arguments)

@@ -206,21 +206,23 @@ cdef inline int scan(object view, int at, int n, PyObject** out):
     return argstream_scan((<tuple>view)[0], &SCAN_KEYS[at], &SCAN_HASHES[at], n, out)
 
 
-cdef int view_lookup(object view, int at, int n, PyObject** out) except -1:
+cdef object view_lookup(object view, int at, int n, PyObject** out):
     """``out[i]`` is ``get(view, SCAN_NAMES[at + i])`` (borrowed; NULL for ``None``), for ``i < n``, for
-    a dict or a view of ``fields``: from one pass (``scan``), or by name where a dict holds a key that
-    is not an exact str."""
+    a dict or a view of ``fields``: from one pass (``scan``; no code of the item's runs), or by name
+    where a dict holds a key that is not an exact str. Such a key's ``__eq__`` may change the dicts
+    while they are read, so then each value is held as soon as it is found, in the list returned
+    (``None`` after one pass): the caller keeps it while it reads ``out``."""
     cdef int i
+    cdef list held
+    cdef object value
     if scan(view, at, n, out) == 0:
-        return 0
+        return None
+    held = []
     for i in range(n):
-        if type(view) is dict:
-            out[i] = PyDict_GetItemWithError(view, <object>SCAN_KEYS[at + i])
-        else:
-            out[i] = PyDict_GetItemWithError((<tuple>view)[0], <object>SCAN_KEYS[at + i])
-            if out[i] == NULL:
-                out[i] = PyDict_GetItemWithError((<tuple>view)[1], <object>SCAN_KEYS[at + i])
-    return 0
+        value = get(view, <str><object>SCAN_KEYS[at + i])
+        held.append(value)
+        out[i] = <PyObject*>value if value is not None else NULL
+    return held
 
 
 cdef object ZERO = 0
@@ -282,40 +284,43 @@ cdef class AnthropicFast(FastTest):
         return self.read(item, text)
 
     cdef object form(self, object item):
-        cdef PyObject* found
-        return self.shape(item, &found)
+        return self.shape(item)
 
     cdef object hit_form(self, object form, object text):
         return self.on_block(form, text)
 
     cdef object read(self, object item, object text):
-        cdef PyObject* found
         cdef object index
         if self._done:
             return None
-        index = self.shape(item, &found)
+        index = self.shape(item)
         if index is None:
             return None
-        return self.on_block(index, value_of(found) if text is None else text)
+        return self.on_block(index, self._shaped_text if text is None else text)
 
-    cdef object shape(self, object item, PyObject** text):
-        """The block index of an ``input_json_delta`` event (its text in ``text``), else ``None``."""
+    cdef object shape(self, object item):
+        """The block index of an ``input_json_delta`` event (its text in ``_shaped_text``), else ``None``.
+        Each value found is held before anything else runs (a key's ``__eq__`` may change the dict)."""
         cdef PyObject* v[3]
         cdef object d = as_dict(item)
-        cdef object delta, index
+        cdef object kind, delta, index, text, held
         if d is None:
             return None
-        view_lookup(d, ANTHROPIC_AT, 3, v)
-        if value_of(v[0]) != u"content_block_delta":
-            return None
-        delta = as_dict(value_of(v[1]))
+        held = view_lookup(d, ANTHROPIC_AT, 3, v)
+        kind = value_of(v[0])
+        delta = value_of(v[1])
         index = value_of(v[2])
+        if kind != u"content_block_delta":
+            return None
+        delta = as_dict(delta)
         if delta is None:
             return None
-        view_lookup(delta, ANTHROPIC_DELTA_AT, 2, v)
-        if value_of(v[0]) != u"input_json_delta" or type(index) is not int:
+        held = view_lookup(delta, ANTHROPIC_DELTA_AT, 2, v)
+        kind = value_of(v[0])
+        text = value_of(v[1])
+        if kind != u"input_json_delta" or type(index) is not int:
             return None
-        text[0] = v[1]
+        self._shaped_text = text
         return index
 
     cdef object on_block(self, object index, object text):
@@ -462,10 +467,9 @@ cdef class ChatFast(FastTest):
         return self.read(item, text)
 
     cdef object form(self, object item):
-        cdef PyObject* p[6]
-        if self.shape(item, p) == 0:
+        if not self.shape(item):
             return None
-        return value_of(p[0]), <object>p[1], <object>p[2], value_of(p[3]), value_of(p[4])
+        return self._shaped[:5]
 
     cdef object hit_form(self, object form, object text):
         cdef tuple f = <tuple>form
@@ -473,67 +477,73 @@ cdef class ChatFast(FastTest):
 
     cdef object read(self, object item, object text):
         """``chunk``: ``shape``, then ``on_call``."""
-        cdef PyObject* p[6]
-        if self._finished or self.shape(item, p) == 0:
+        cdef tuple f
+        if self._finished or not self.shape(item):
             return None
-        return self.on_call(value_of(p[0]), <object>p[1], <object>p[2], value_of(p[3]), value_of(p[4]),
-                            value_of(p[5]) if text is None else text)
+        f = self._shaped
+        return self.on_call(f[0], f[1], f[2], f[3], f[4], f[5] if text is None else text)
 
-    cdef int shape(self, object item, PyObject** p) except -1:
-        """1 for a chunk of one choice (no usage, error or type) whose delta holds one tool call entry and
-        no other content, with ``p`` its response id, choice number (0 when none), entry index (an
-        int), call id, name and arguments (borrowed; NULL for ``None``); else 0. Each level is read in
-        one pass over its dict (``view_lookup``), a fraction of a lookup by name per field."""
+    cdef bint shape(self, object item) except -1:
+        """Whether ``item`` is a chunk of one choice (no usage, error or type) whose delta holds one tool
+        call entry and no other content; if so ``_shaped`` is its response id, choice number (0 when
+        none), entry index (an int), call id, name and arguments. Each level is read in one pass over
+        its dict (``view_lookup``), a fraction of a lookup by name per field, and each value found is
+        held before anything else runs (a key's ``__eq__`` may change the dict)."""
         cdef PyObject* v[SCAN_MAX]
         cdef object d = fields(item)
-        cdef object choices, choice, number, delta, entries, entry, function
+        cdef object choices, response_id, choice, finish, number, delta, entries, entry, index, call_id
+        cdef object function, arguments, name, held
+        cdef bint other
         if not is_view(d):
-            return 0
-        view_lookup(d, CHUNK_AT, 5, v)
+            return False
+        held = view_lookup(d, CHUNK_AT, 5, v)
         choices = value_of(v[0])
-        if (type(choices) is not list or len(<list>choices) != 1 or v[1] != NULL and v[1] != <PyObject*>None
-                or v[2] != NULL and v[2] != <PyObject*>None or v[3] != NULL and v[3] != <PyObject*>None):
-            return 0
-        p[0] = v[4]
+        other = (v[1] != NULL and v[1] != <PyObject*>None or v[2] != NULL and v[2] != <PyObject*>None
+                 or v[3] != NULL and v[3] != <PyObject*>None)
+        response_id = value_of(v[4])
+        if other or type(choices) is not list or len(<list>choices) != 1:
+            return False
         choice = fields((<list>choices)[0])
         if not is_view(choice):
-            return 0
-        view_lookup(choice, CHOICE_AT, 3, v)
-        if v[0] != NULL and v[0] != <PyObject*>None:
-            return 0
+            return False
+        held = view_lookup(choice, CHOICE_AT, 3, v)
+        finish = value_of(v[0])
         number = value_of(v[1])
+        delta = value_of(v[2])
+        if finish is not None:
+            return False
         if number is None:
-            p[1] = <PyObject*>ZERO
+            number = 0
         elif type(number) is not int:
-            return 0
-        else:
-            p[1] = v[1]
-        delta = fields(value_of(v[2]))
+            return False
+        delta = fields(delta)
         if not is_view(delta):
-            return 0
+            return False
         entries = get(delta, u"tool_calls")
         if type(entries) is not list or len(<list>entries) != 1:
-            return 0
+            return False
         if type(delta) is dict:
             if len(<dict>delta) != 1 and payload_besides_calls(<dict>delta):
-                return 0
+                return False
         elif payload_besides_calls(<dict>(<tuple>delta)[0]) or payload_besides_calls(<dict>(<tuple>delta)[1]):
-            return 0
+            return False
         entry = fields((<list>entries)[0])
         if not is_view(entry):
-            return 0
-        view_lookup(entry, ENTRY_AT, 3, v)
-        if v[0] == NULL or type(<object>v[0]) is not int:
-            return 0
-        p[2] = v[0]
-        p[3] = v[1]
-        function = fields(value_of(v[2]))
+            return False
+        held = view_lookup(entry, ENTRY_AT, 3, v)
+        index = value_of(v[0])
+        call_id = value_of(v[1])
+        function = value_of(v[2])
+        if type(index) is not int:
+            return False
+        function = fields(function)
         if not is_view(function):
-            return 0
-        view_lookup(function, FUNCTION_AT, 2, v)
-        p[5] = v[0]
-        p[4] = v[1]
-        return 1
+            return False
+        held = view_lookup(function, FUNCTION_AT, 2, v)
+        arguments = value_of(v[0])
+        name = value_of(v[1])
+        self._shaped = (response_id, number, index, call_id, name, arguments)
+        return True
 
     cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
                         object arguments):
