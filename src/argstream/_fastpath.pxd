@@ -43,7 +43,12 @@ cdef class ChatFast(FastTest):
     cdef public bint _finished
     cdef public object _hit
 
-    cdef tuple _shaped  # what ``shape`` found
+    cdef object _s_response  # what ``shape`` found: response id, choice number, entry index, call id,
+    cdef object _s_number    # name and arguments
+    cdef object _s_index
+    cdef object _s_call
+    cdef object _s_name
+    cdef object _s_arguments
 
     cdef object read(self, object item, object text)
     cdef bint shape(self, object item) except -1

@@ -469,7 +469,7 @@ cdef class ChatFast(FastTest):
     cdef object form(self, object item):
         if not self.shape(item):
             return None
-        return self._shaped[:5]
+        return self._s_response, self._s_number, self._s_index, self._s_call, self._s_name
 
     cdef object hit_form(self, object form, object text):
         cdef tuple f = <tuple>form
@@ -477,16 +477,15 @@ cdef class ChatFast(FastTest):
 
     cdef object read(self, object item, object text):
         """``chunk``: ``shape``, then ``on_call``."""
-        cdef tuple f
         if self._finished or not self.shape(item):
             return None
-        f = self._shaped
-        return self.on_call(f[0], f[1], f[2], f[3], f[4], f[5] if text is None else text)
+        return self.on_call(self._s_response, self._s_number, self._s_index, self._s_call, self._s_name,
+                            self._s_arguments if text is None else text)
 
     cdef bint shape(self, object item) except -1:
         """Whether ``item`` is a chunk of one choice (no usage, error or type) whose delta holds one tool
-        call entry and no other content; if so ``_shaped`` is its response id, choice number (0 when
-        none), entry index (an int), call id, name and arguments. Each level is read in one pass over
+        call entry and no other content; if so the ``_s_*`` fields hold its response id, choice number
+        (0 when none), entry index (an int), call id, name and arguments. Each level is read in one pass over
         its dict (``view_lookup``), a fraction of a lookup by name per field, and each value found is
         held before anything else runs (a key's ``__eq__`` may change the dict)."""
         cdef PyObject* v[SCAN_MAX]
@@ -542,7 +541,12 @@ cdef class ChatFast(FastTest):
         held = view_lookup(function, FUNCTION_AT, 2, v)
         arguments = value_of(v[0])
         name = value_of(v[1])
-        self._shaped = (response_id, number, index, call_id, name, arguments)
+        self._s_response = response_id
+        self._s_number = number
+        self._s_index = index
+        self._s_call = call_id
+        self._s_name = name
+        self._s_arguments = arguments
         return True
 
     cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
