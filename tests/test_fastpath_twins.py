@@ -509,6 +509,17 @@ def _fresh(text: str) -> str:
     return "".join(list(text))  # a str held by the item alone (not interned)
 
 
+def _emptied(adapter: Any, item: Any, victims: list[dict]) -> Any:
+    """What ``adapter.chunk(item)`` gives while an ``_Emptying`` key may empty ``victims``."""
+    _Emptying.victims = victims
+    try:
+        return adapter.chunk(item)
+    except RuntimeError as exc:  # a dict that changed while it was read
+        return type(exc)
+    finally:
+        _Emptying.victims = []
+
+
 @pytest.mark.parametrize("level", ["chunk", "choice", "entry", "function"])
 def test_a_key_that_empties_the_chat_item_mid_read_is_no_crash(level: str) -> None:
     """A key equal to a field the test reads (a ``str`` subclass) runs its ``__eq__`` during the lookup,
@@ -523,14 +534,8 @@ def test_a_key_that_empties_the_chat_item_mid_read_is_no_crash(level: str) -> No
         where, name = {"chunk": (chunk, "usage"), "choice": (choice, "finish_reason"), "entry": (entry, "id"),
                        "function": (function, "name")}[level]
         where[_Emptying(name)] = None
-        _Emptying.victims = [chunk, choice, entry, function]
         adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
-        try:
-            outcomes.append(adapter.chunk(chunk))
-        except RuntimeError as exc:
-            outcomes.append(type(exc))
-        finally:
-            _Emptying.victims = []
+        outcomes.append(_emptied(adapter, chunk, [chunk, choice, entry, function]))
     assert outcomes[0] == outcomes[1]
 
 
@@ -546,12 +551,6 @@ def test_a_key_that_empties_the_anthropic_item_mid_read_is_no_crash(level: str) 
         else:
             event["index"] = 1
             delta[_Emptying("partial_json")] = _fresh("{\"a\"")
-        _Emptying.victims = [event, delta]
         adapter = _anthropic(base, {1: anthropic._TOOL}, False)
-        try:
-            outcomes.append(adapter.chunk(event))
-        except RuntimeError as exc:
-            outcomes.append(type(exc))
-        finally:
-            _Emptying.victims = []
+        outcomes.append(_emptied(adapter, event, [event, delta]))
     assert outcomes[0] == outcomes[1]
