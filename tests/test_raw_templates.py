@@ -176,7 +176,8 @@ _STRING_PIECES = st.sampled_from([
 
 
 @settings(max_examples=600)
-@given(pieces=st.lists(_STRING_PIECES, max_size=12), cut=st.integers(0, 40), tail=st.sampled_from(['"}', '"', "", '"}x']))
+@given(pieces=st.lists(_STRING_PIECES, max_size=12), cut=st.integers(0, 40),
+       tail=st.sampled_from(['"}', '"', "", '"}x']))
 def test_the_compiled_string_reader_decodes_as_json_does(pieces: list[str], cut: int, tail: str) -> None:
     """The compiled template reads its text hole in C; the pure one with ``json``'s ``scanstring``.
     Each must give the same text (same characters and the same compact form) or both ``None``."""
@@ -428,7 +429,8 @@ def test_a_chunk_that_raises_mid_lane_keeps_the_items_before_it(fail_at: int, wh
     assert got[1] == "the adapter gave up" and got[0][-1][0] == "finished"
     clean = [canon(item) for item in iter_tool_stream(chunks, "anthropic")]
     progress = [item for item in got[0] if item[0] == "progress"]
-    assert len(progress) >= fail_at - 2 and progress == [item for item in clean if item[0] == "progress"][:len(progress)]
+    before = [item for item in clean if item[0] == "progress"][:len(progress)]
+    assert len(progress) >= fail_at - 2 and progress == before
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(templates, "_TEMPLATE", templates.EventTemplate)
         patch.setattr(RawReader, "lane", None)

@@ -331,8 +331,9 @@ cdef object _END = object()
 @cython.final
 cdef class RawItems:
     """The stream items of raw SSE / NDJSON chunks through a ``RawReader``, one ``__next__`` at a time
-    (the raw loop of ``stream.iter_tool_stream``, in C; ``step`` is ``aiter_tool_stream``'s): a chunk that starts where the reader holds nothing (no
-    unfinished line or event, no partial character, no pending CR) goes to its compiled lane first;
+    (the raw loop of ``stream.iter_tool_stream``, in C; ``step`` is ``aiter_tool_stream``'s): a chunk
+    that starts where the reader holds nothing (no unfinished line or event, no partial character, no
+    pending CR) goes to its compiled lane first;
     the rest of it, and every other chunk, to ``reader.feed``. Iteration stops when the chunks end,
     an exception is kept in ``reader.error``, or the stream is over; ``close()`` ends the input.
     The lines the lane reads are added to the reader's count before it reads anything itself."""
