@@ -28,7 +28,7 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls", "_raw", "_fastpath")
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls", "_raw", "_fastpath", "_encode")
 
 
 def _pure_build(exc: ImportError) -> bool:
@@ -125,6 +125,9 @@ else:
     PipelineBase = _calls_py.PipelineBase
 #: raw SSE in C (``_raw``): the compiled event template and delta lane, or ``None`` (the pure path)
 raw_c: ModuleType | None = importlib.import_module(f"{__package__}._raw") if core is not None else None
+
+#: compact JSON text of a plain argument value in C (``_encode.compact``), or ``None`` (``json.dumps`` only)
+encode_c: ModuleType | None = importlib.import_module(f"{__package__}._encode") if core is not None else None
 
 #: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat, Responses, LangChain, pydantic-ai
 #: and Agents SDK adapters

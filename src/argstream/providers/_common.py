@@ -40,6 +40,7 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
+from .. import _backend
 from ..events import Event, Finished, FinishReason, Flush, Part, Structured, ToolCall, ToolCallStart
 
 __all__ = [
@@ -179,8 +180,20 @@ def plain(obj: Any) -> Any:
     return obj
 
 
+_compact = _backend.encode_c.compact if _backend.encode_c is not None else None
+
+
 def json_text(value: Any) -> str:
-    """Compact JSON text for an argument object a provider sent whole (non-ASCII kept as is)."""
+    """Compact JSON text for an argument object a provider sent whole (non-ASCII kept as is).
+
+    A value of plain types is written by the compiled ``_encode.compact`` (the same text, without
+    ``json``'s character-at-a-time writer); anything else, and every value on the pure twin, by
+    ``json.dumps`` of its ``plain`` copy.
+    """
+    if _compact is not None:
+        text = _compact(value)
+        if text is not None:
+            return text
     return json.dumps(plain(value), ensure_ascii=False, separators=(",", ":"))
 
 
