@@ -41,6 +41,7 @@ provider stream is closed (``close()`` / ``aclose()``) unless ``close_stream=Fal
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -382,11 +383,18 @@ class StreamPipeline(PipelineBase):
         return out
 
 
+def _provider_module(name: str) -> ModuleType:
+    """``argstream.providers.<name>``, from ``sys.modules`` once imported (``import_module`` costs
+    several microseconds a stream, which a whole-argument stream of one call notices)."""
+    module = sys.modules.get(f"argstream.providers.{name}")
+    return module if module is not None else importlib.import_module(f"argstream.providers.{name}")
+
+
 def _resolve(provider: Provider, first: Any, attr: str) -> Callable[[Any], Any]:
     if provider is None:
         provider = detect_provider(first)
     if isinstance(provider, str):
-        provider = importlib.import_module(f"argstream.providers.{provider}")
+        provider = _provider_module(provider)
     if isinstance(provider, ModuleType):
         return getattr(provider, attr)
     return provider
@@ -399,7 +407,7 @@ def pipeline_for(provider: Provider, first: Any, state: ToolStreamState,
     if provider is None:
         provider = detect_provider(first)
     if isinstance(provider, str):
-        provider = importlib.import_module(f"argstream.providers.{provider}")
+        provider = _provider_module(provider)
     make = getattr(provider, "adapter", None) if isinstance(provider, ModuleType) else None
     if make is None:
         return None

@@ -170,6 +170,11 @@ def text_field(obj: Any, name: str) -> str:
 
 def plain(obj: Any) -> Any:
     """``obj`` as plain JSON-like data: SDK (pydantic) objects dumped, containers copied recursively."""
+    kind = type(obj)
+    if kind is str or kind is int or kind is float or kind is bool or obj is None:
+        return obj
+    if kind is dict:
+        return {k: plain(v) for k, v in obj.items()}
     if isinstance(obj, Mapping):
         return {k: plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

@@ -101,7 +101,7 @@ _REFUSALS = frozenset({
 
 def _field(obj: Any, snake: str, camel: str) -> Any:
     """A field by its SDK (snake_case) or wire (camelCase) name."""
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):
         value = obj.get(camel)
         return obj.get(snake) if value is None else value
     return get(obj, snake)
