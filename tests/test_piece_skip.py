@@ -118,3 +118,43 @@ def test_a_key_always_takes_the_slow_path(name: str) -> None:
     assert r.extend([(SKIP, STRINGS[0]("x"))], None, keys) == ["slow"]
     assert r.seen[2] is keys
     assert r.extend([], None, []) == ()  # no key: the fast path
+
+
+@pytest.mark.parametrize("overridden", [False, True])
+@pytest.mark.parametrize("name", sorted(BASES))
+def test_the_call_feeds_its_validator_as_extend_would(name: str, overridden: bool) -> None:
+    """``ArgumentCall`` runs a compiled ``PieceSkipper``'s test itself and calls ``_extend`` only for what the
+    test keeps; a validator with its own ``extend`` gets every chunk through it. Either way ``_extend`` sees
+    the same fragments and the skipped pieces are counted alike."""
+    from argstream import FragmentAggregator, IncrementalArgParser
+
+    seen: list[str] = []
+    extends: list[int] = []
+
+    class Validator(BASES[name]):  # type: ignore[misc, valid-type]
+        __slots__ = ()
+
+        def _extend(self, fragments, spans, keys):
+            seen.append("".join(leaf.text for _, leaf in fragments if type(leaf) in STRINGS))
+            for path, _ in fragments:
+                if path == ("content",):
+                    self._skip = path  # the parser's one path object for every piece of the value
+            return ()
+
+    class Own(Validator):
+        __slots__ = ()
+
+        def extend(self, fragments, spans=None, keys=None):
+            extends.append(len(fragments))
+            return super().extend(fragments, spans, keys)
+
+    validator = Own() if overridden else Validator()
+    call = _backend.ArgumentCall(IncrementalArgParser(flat=True, catch_duplicate_keys=True), FragmentAggregator(),
+                                 _backend.ToolCallArgumentProgress)
+    call.validator = validator
+    assert call.validator is validator
+    items = [len(call.push(chunk)) for chunk in ['{"content": "ab', "c", "d", 'e", "path": "x"}']]
+    assert items == [1, 1, 1, 5]
+    assert seen == ["ab", "ex"]
+    assert validator._taken == 2
+    assert extends == ([1, 1, 1, 5] if overridden else [])

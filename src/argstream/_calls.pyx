@@ -15,12 +15,15 @@ from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from argstream._fragments cimport String
 from argstream._fragment_builder cimport FragmentBuilder
 from argstream._parser cimport IncrementalArgParser
+from argstream._piece_skip cimport PieceSkipper
 from argstream._fastpath cimport FastTest, fast_test
 
 from argstream import _calls_py
 from argstream._fragments_py import String as _PyString
 from argstream.errors import ArgumentStreamError
 from argstream.fragments import flatten, nest
+
+cdef object PLAIN_EXTEND = PieceSkipper.extend
 
 cdef object PY_STRING = _PyString
 cdef object NEST_TWIN = _calls_py.nest_twin
@@ -151,7 +154,9 @@ cdef class ArgumentCall:
     cdef public object index
     cdef public object parser
     cdef public object aggregator
-    cdef public object validator
+    cdef object _validator
+    cdef PieceSkipper _skipper  # the validator, when its test is PieceSkipper's own: run in C
+    cdef bint _looked  # the validator saw the last chunk (its test did not drop it whole)
     cdef public object error
     cdef public object progress
     cdef public bint spans
@@ -174,7 +179,9 @@ cdef class ArgumentCall:
         self.index = index
         self.parser = parser
         self.aggregator = aggregator
-        self.validator = None
+        self._validator = None
+        self._skipper = None
+        self._looked = True
         self.spans = False
         self.error = None
         self.seen = False
@@ -192,13 +199,22 @@ cdef class ArgumentCall:
         self._fast_items = self.flat and progress is ToolCallArgumentProgress and (
             self._cparser is not None or self.twin)
 
+    @property
+    def validator(self):
+        """The call's schema validator (``schema.SchemaValidator``), or ``None``."""
+        return self._validator
+
+    @validator.setter
+    def validator(self, value):
+        self._validator = value
+        self._skipper = value if isinstance(value, PieceSkipper) and type(value).extend is PLAIN_EXTEND else None
+
     cpdef list push(self, str text):
         """Parse one chunk of argument text; return a progress item per fragment."""
         cdef list fragments
         cdef list out
         cdef Py_ssize_t k, n
         cdef object pair, path, leaf, completed
-        cdef FragmentBuilder builder
         if self.error is not None or not text:
             return []
         if not self.seen and not text.isspace():
@@ -209,14 +225,8 @@ cdef class ArgumentCall:
                 self._take(self._cparser.taken)
         else:
             fragments = self._push_python(text)
-        if self.validator is not None:  # before any return: a key can end a chunk that has no fragment
-            if not self.spans:
-                self.validator.extend(fragments)
-            elif self._cparser is not None:  # the compiled parser's own lists, without its guarded properties
-                builder = self._cparser._builder
-                self.validator.extend(fragments, builder.spans, builder.keys)
-            else:
-                self.validator.extend(fragments, self.parser.spans, getattr(self.parser, "keys", None))
+        if self._validator is not None:  # before any return: a key can end a chunk that has no fragment
+            self._check(fragments)
         n = PyList_GET_SIZE(fragments)
         if n == 0:
             return []
@@ -243,6 +253,26 @@ cdef class ArgumentCall:
         if self.lenient:
             self.note_repairs(out)
         return out
+
+    cdef int _check(self, list fragments) except -1:
+        """Feed the validator a chunk's fragments (with the parser's spans and keys when it records them);
+        its own test, when compiled and not overridden, runs here without a Python call."""
+        cdef object spans = None, keys = None
+        if self.spans:
+            if self._cparser is not None:  # the compiled parser's own lists, without its guarded properties
+                builder = self._cparser._builder
+                spans, keys = builder.spans, builder.keys
+            else:
+                spans, keys = self.parser.spans, getattr(self.parser, "keys", None)
+        if self._skipper is not None:
+            self._looked = not self._skipper.skip(fragments, keys)
+            if self._looked:
+                self._skipper._extend(fragments, spans, keys)
+        elif self.spans:
+            self._validator.extend(fragments, spans, keys)
+        else:
+            self._validator.extend(fragments)
+        return 0
 
     def note_repairs(self, list out):
         """Put the parser's repairs not yet handed out on the first of ``out`` (see the twin)."""
@@ -337,8 +367,8 @@ cdef class PipelineBase:
             return self._argument(hit[0], hit[1])
         out = (<ArgumentCall>call).push(hit[1])
         if ((<ArgumentCall>call).error is not None and not (<ArgumentCall>call).failed) or (
-                (<ArgumentCall>call).validator is not None and not (<ArgumentCall>call).violated
-                and (<ArgumentCall>call).validator.violations):
+                (<ArgumentCall>call)._validator is not None and not (<ArgumentCall>call).violated
+                and (<ArgumentCall>call)._looked and (<ArgumentCall>call)._validator.violations):
             self._report(call, out)  # something to report that was not yet: the call's first violation, its failure
         return out
 

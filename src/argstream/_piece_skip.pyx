@@ -33,11 +33,8 @@ cdef class PieceSkipper:
     ``(path, String)`` pair whose ``path`` is ``_skip`` itself (and, with a ``_budget``, whose
     lengths fit it); otherwise it returns ``self._extend(fragments, spans, keys)``.
     ``_budget``, ``_taken`` and ``_keep`` count and keep the skipped pieces (see the module doc).
+    Its fields and ``skip`` are declared in ``_piece_skip.pxd``, for the per-call state in C.
     """
-    cdef public object _skip
-    cdef public Py_ssize_t _budget
-    cdef public Py_ssize_t _taken
-    cdef public object _keep
 
     def __cinit__(self):
         self._skip = None
@@ -47,35 +44,42 @@ cdef class PieceSkipper:
 
     def extend(self, fragments, spans=None, keys=None):
         """Feed a ``push()`` result (and its spans and keys); return the violations it proves."""
+        if self.skip(fragments, keys):
+            return ()
+        return self._extend(fragments, spans, keys)
+
+    cdef bint skip(self, object fragments, object keys) except -1:
+        """``extend``'s test: drop ``fragments`` (counted and kept) when they are all pieces of the skipped
+        string within the budget; ``False``, with nothing changed, when ``_extend`` must see them."""
         cdef Py_ssize_t k, n, total = 0
         cdef PyObject* pair
         cdef PyObject* leaf
         cdef object skip = self._skip
         cdef object text
-        if skip is not None and not keys and type(fragments) is list:
-            n = PyList_GET_SIZE(fragments)
-            for k in range(n):
-                pair = PyList_GET_ITEM(fragments, k)
-                if type(<object>pair) is not tuple or PyTuple_GET_SIZE(<object>pair) != 2:
-                    break
-                if PyTuple_GET_ITEM(<object>pair, 0) is not <PyObject*>skip:
-                    break
-                leaf = PyTuple_GET_ITEM(<object>pair, 1)
-                if type(<object>leaf) is String:
-                    total += len((<String>leaf).text)
-                elif type(<object>leaf) is PY_STRING:
-                    total += len((<object>leaf).text)
-                else:
-                    break
+        if skip is None or keys or type(fragments) is not list:
+            return False
+        n = PyList_GET_SIZE(fragments)
+        for k in range(n):
+            pair = PyList_GET_ITEM(fragments, k)
+            if type(<object>pair) is not tuple or PyTuple_GET_SIZE(<object>pair) != 2:
+                return False
+            if PyTuple_GET_ITEM(<object>pair, 0) is not <PyObject*>skip:
+                return False
+            leaf = PyTuple_GET_ITEM(<object>pair, 1)
+            if type(<object>leaf) is String:
+                total += len((<String>leaf).text)
+            elif type(<object>leaf) is PY_STRING:
+                total += len((<object>leaf).text)
             else:
-                if self._budget < 0 or self._taken + total <= self._budget:
-                    self._taken += total
-                    if self._keep is not None:
-                        for k in range(n):
-                            text = (<object>PyTuple_GET_ITEM(<object>PyList_GET_ITEM(fragments, k), 1)).text
-                            self._keep.append(text)
-                    return ()
-        return self._extend(fragments, spans, keys)
+                return False
+        if self._budget >= 0 and self._taken + total > self._budget:
+            return False
+        self._taken += total
+        if self._keep is not None:
+            for k in range(n):
+                text = (<object>PyTuple_GET_ITEM(<object>PyList_GET_ITEM(fragments, k), 1)).text
+                self._keep.append(text)
+        return True
 
     cpdef bint _skips(self, object path, object leaf) except -1:
         """One fragment: a piece of the skipped string within the budget (counted and kept), or not."""
