@@ -31,8 +31,11 @@ cdef enum:
 
 cdef extern from *:
     """
-    /* The two scans of a JSON string body, 16 bytes at a time with SSE2 (every x86-64), else one
-       character at a time. A character needs escaping when it is '"', '\\' or below 0x20. */
+    /* The two scans of a JSON string body: how many characters escaping adds (extra_W), and where the
+       next character to escape is (next_special_W), for a str of W-byte characters. A character
+       needs escaping when it is '"', '\\' or below 0x20. With SSE2 (every x86-64) whole 16-byte
+       blocks are tested first; the characters after the last whole block, and every character
+       elsewhere, one at a time. */
     #include <stdint.h>
     #if defined(__SSE2__)
     #include <emmintrin.h>
@@ -42,60 +45,52 @@ cdef extern from *:
         m = (m + (m >> 4)) & 0x0f0f;
         return (m + (m >> 8)) & 0x1f;
     }
-    #define ARGSTREAM_SCANS(W, T, SET1, CMPEQ)                                                          \
+    /* the byte masks of a block's control characters and of its quotes and backslashes; their union */
+    #define ARGSTREAM_MASKS(W, T, SET1, CMPEQ)                                                          \
     static inline int argstream_special_##W(const T* s, int* control, int* quoted) {                    \
         __m128i v = _mm_loadu_si128((const __m128i*)s);                                                 \
         *control = _mm_movemask_epi8(CMPEQ(_mm_and_si128(v, SET1((T)~(T)0x1f)), _mm_setzero_si128()));  \
         *quoted = _mm_movemask_epi8(_mm_or_si128(CMPEQ(v, SET1(0x22)), CMPEQ(v, SET1(0x5c))));          \
         return *control | *quoted;                                                                      \
     }                                                                                                   \
+    /* the byte mask of a block's \b \t \n \f \r, which escape in two characters, not six */            \
     static inline int argstream_brief_##W(const T* s) {                                                 \
         __m128i v = _mm_loadu_si128((const __m128i*)s);                                                 \
         __m128i b = _mm_or_si128(_mm_or_si128(CMPEQ(v, SET1(8)), CMPEQ(v, SET1(9))),                    \
                                  _mm_or_si128(CMPEQ(v, SET1(10)),                                       \
                                               _mm_or_si128(CMPEQ(v, SET1(12)), CMPEQ(v, SET1(13)))));   \
         return _mm_movemask_epi8(b);                                                                    \
-    }                                                                                                   \
-    static Py_ssize_t extra_##W(const T* s, Py_ssize_t n) {                                             \
-        Py_ssize_t total = 0, i = 0;                                                                    \
-        int control, quoted, brief;                                                                     \
+    }
+    #define argstream_set1_8(x) _mm_set1_epi8((char)(x))
+    #define argstream_set1_16(x) _mm_set1_epi16((short)(x))
+    #define argstream_set1_32(x) _mm_set1_epi32((int)(x))
+    ARGSTREAM_MASKS(1, uint8_t, argstream_set1_8, _mm_cmpeq_epi8)
+    ARGSTREAM_MASKS(2, uint16_t, argstream_set1_16, _mm_cmpeq_epi16)
+    ARGSTREAM_MASKS(4, uint32_t, argstream_set1_32, _mm_cmpeq_epi32)
+    #define ARGSTREAM_EXTRA_BLOCKS(W)                                                                   \
         for (; i + 16 / W <= n; i += 16 / W) {                                                          \
+            int control, quoted, brief;                                                                 \
             if (!argstream_special_##W(s + i, &control, &quoted)) continue;                             \
             total += argstream_ones(quoted) / W;                                                        \
             if (control) {                                                                              \
                 brief = argstream_brief_##W(s + i);                                                     \
                 total += (argstream_ones(brief) + 5 * argstream_ones(control & ~brief)) / W;            \
             }                                                                                           \
-        }                                                                                               \
-        for (; i < n; i++) {                                                                            \
-            uint32_t c = s[i];                                                                          \
-            if (c == 0x22 || c == 0x5c) total += 1;                                                     \
-            else if (c < 0x20) total += (c == 8 || c == 9 || c == 10 || c == 12 || c == 13) ? 1 : 5;    \
-        }                                                                                               \
-        return total;                                                                                   \
-    }                                                                                                   \
-    static inline Py_ssize_t next_special_##W(const T* s, Py_ssize_t i, Py_ssize_t n) {                 \
+        }
+    #define ARGSTREAM_NEXT_BLOCKS(W)                                                                    \
         for (; i + 16 / W <= n; i += 16 / W) {                                                          \
             int control, quoted, m = argstream_special_##W(s + i, &control, &quoted);                   \
             if (m) return i + __builtin_ctz(m) / W;                                                     \
-        }                                                                                               \
-        for (; i < n; i++) {                                                                            \
-            uint32_t c = s[i];                                                                          \
-            if (c < 0x20 || c == 0x22 || c == 0x5c) return i;                                           \
-        }                                                                                               \
-        return n;                                                                                       \
-    }
-    #define argstream_set1_8(x) _mm_set1_epi8((char)(x))
-    #define argstream_set1_16(x) _mm_set1_epi16((short)(x))
-    #define argstream_set1_32(x) _mm_set1_epi32((int)(x))
-    ARGSTREAM_SCANS(1, uint8_t, argstream_set1_8, _mm_cmpeq_epi8)
-    ARGSTREAM_SCANS(2, uint16_t, argstream_set1_16, _mm_cmpeq_epi16)
-    ARGSTREAM_SCANS(4, uint32_t, argstream_set1_32, _mm_cmpeq_epi32)
+        }
     #else
+    #define ARGSTREAM_EXTRA_BLOCKS(W)
+    #define ARGSTREAM_NEXT_BLOCKS(W)
+    #endif
     #define ARGSTREAM_SCANS(W, T)                                                                       \
     static Py_ssize_t extra_##W(const T* s, Py_ssize_t n) {                                             \
-        Py_ssize_t total = 0, i;                                                                        \
-        for (i = 0; i < n; i++) {                                                                       \
+        Py_ssize_t total = 0, i = 0;                                                                    \
+        ARGSTREAM_EXTRA_BLOCKS(W)                                                                       \
+        for (; i < n; i++) {                                                                            \
             uint32_t c = s[i];                                                                          \
             if (c == 0x22 || c == 0x5c) total += 1;                                                     \
             else if (c < 0x20) total += (c == 8 || c == 9 || c == 10 || c == 12 || c == 13) ? 1 : 5;    \
@@ -103,6 +98,7 @@ cdef extern from *:
         return total;                                                                                   \
     }                                                                                                   \
     static inline Py_ssize_t next_special_##W(const T* s, Py_ssize_t i, Py_ssize_t n) {                 \
+        ARGSTREAM_NEXT_BLOCKS(W)                                                                        \
         for (; i < n; i++) {                                                                            \
             uint32_t c = s[i];                                                                          \
             if (c < 0x20 || c == 0x22 || c == 0x5c) return i;                                           \
@@ -112,7 +108,6 @@ cdef extern from *:
     ARGSTREAM_SCANS(1, uint8_t)
     ARGSTREAM_SCANS(2, uint16_t)
     ARGSTREAM_SCANS(4, uint32_t)
-    #endif
     """
     Py_ssize_t extra_1(const uint8_t* s, Py_ssize_t n) nogil
     Py_ssize_t extra_2(const uint16_t* s, Py_ssize_t n) nogil
