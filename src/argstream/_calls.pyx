@@ -256,7 +256,8 @@ cdef class ArgumentCall:
 
     cdef int _check(self, list fragments) except -1:
         """Feed the validator a chunk's fragments (with the parser's spans and keys when it records them);
-        its own test, when compiled and not overridden, runs here without a Python call."""
+        its own test, when compiled and not overridden, runs here without a Python call (the twin calls
+        ``extend``, which runs the same test)."""
         cdef object spans = None, keys = None
         if self.spans:
             if self._cparser is not None:  # the compiled parser's own lists, without its guarded properties

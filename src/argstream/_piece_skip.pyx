@@ -33,7 +33,8 @@ cdef class PieceSkipper:
     ``(path, String)`` pair whose ``path`` is ``_skip`` itself (and, with a ``_budget``, whose
     lengths fit it); otherwise it returns ``self._extend(fragments, spans, keys)``.
     ``_budget``, ``_taken`` and ``_keep`` count and keep the skipped pieces (see the module doc).
-    Its fields and ``skip`` are declared in ``_piece_skip.pxd``, for the per-call state in C.
+    Its fields and ``skip`` (the twin's ``skip``) are declared in ``_piece_skip.pxd``, for the per-call
+    state in C.
     """
 
     def __cinit__(self):

@@ -28,22 +28,29 @@ class PieceSkipper:
 
     def extend(self, fragments: Any, spans: Any = None, keys: Any = None) -> Any:
         """Feed a ``push()`` result (and its spans and keys); return the violations it proves."""
-        skip = self._skip
-        if skip is not None and not keys and type(fragments) is list:
-            total = 0
-            for fragment in fragments:
-                if type(fragment) is not tuple or len(fragment) != 2 or fragment[0] is not skip:
-                    break
-                if type(fragment[1]) not in STRING_TYPES:
-                    break
-                total += len(fragment[1].text)
-            else:
-                if self._budget < 0 or self._taken + total <= self._budget:
-                    self._taken += total
-                    if self._keep is not None:
-                        self._keep.extend(fragment[1].text for fragment in fragments)
-                    return ()
+        if self.skip(fragments, keys):
+            return ()
         return self._extend(fragments, spans, keys)
+
+    def skip(self, fragments: Any, keys: Any) -> bool:
+        """``extend``'s test: drop ``fragments`` (counted and kept) when they are all pieces of the skipped
+        string within the budget; ``False``, with nothing changed, when ``_extend`` must see them."""
+        skip = self._skip
+        if skip is None or keys or type(fragments) is not list:
+            return False
+        total = 0
+        for fragment in fragments:
+            if type(fragment) is not tuple or len(fragment) != 2 or fragment[0] is not skip:
+                return False
+            if type(fragment[1]) not in STRING_TYPES:
+                return False
+            total += len(fragment[1].text)
+        if self._budget >= 0 and self._taken + total > self._budget:
+            return False
+        self._taken += total
+        if self._keep is not None:
+            self._keep.extend(fragment[1].text for fragment in fragments)
+        return True
 
     def _skips(self, path: Any, leaf: Any) -> bool:
         """One fragment: a piece of the skipped string within the budget (counted and kept), or not."""
