@@ -29,10 +29,20 @@ def dumps(value: Any) -> str:
 
 
 #: characters of every width and every kind the writer treats apart: the escaped ones (quote, backslash,
-#: the short control escapes, the \u00XX ones), DEL, Latin-1, BMP, astral, lone surrogate halves
-_CHARS = st.sampled_from(list('a"\\\b\t\n\f\r\x00\x01\x0b\x1f\x7f\x80é\u0100☃\uffff🎉\U0010ffff\ud83d\udc00/ '))
-_TEXT = st.one_of(st.text(max_size=8), st.text(_CHARS, max_size=200),
-                  st.builds(lambda run, tail: "x" * run + tail, st.integers(0, 80), st.text(_CHARS, max_size=20)))
+#: the short control escapes, the \u00XX ones), DEL, Latin-1, BMP, astral
+_WELL_FORMED_CHARS = list('a"\\\b\t\n\f\r\x00\x01\x0b\x1f\x7f\x80é\u0100☃\uffff🎉\U0010ffff/ ')
+
+
+def _texts(chars: list[str]) -> st.SearchStrategy[str]:
+    alphabet = st.sampled_from(chars)
+    return st.one_of(st.text(alphabet, max_size=8), st.text(alphabet, max_size=200),
+                     st.builds(lambda run, tail: "x" * run + tail, st.integers(0, 80), st.text(alphabet, max_size=20)))
+
+
+#: and with lone surrogate halves, which the writer passes through as json.dumps does
+_TEXT = st.one_of(st.text(max_size=8), _texts(_WELL_FORMED_CHARS + ["\ud83d", "\udc00"]))
+#: text without lone surrogate halves, which the parser reads as U+FFFD (tests/test_raw_surrogates.py)
+_WELL_FORMED = _texts(_WELL_FORMED_CHARS)
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-(10 ** 60), 10 ** 60),
                      st.floats(allow_nan=True, allow_infinity=True), _TEXT)
 _VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
@@ -128,3 +138,54 @@ def test_what_json_refuses_it_still_refuses(value: Any, compiled: bool, monkeypa
         _common.json_text(value)
     with pytest.raises(caught.type):
         json.dumps(_common.plain(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def _gemini_stream(arguments: Any) -> list[dict]:
+    return [{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": arguments}}], "role": "model"},
+                             "finishReason": "STOP", "index": 0}], "responseId": "r"}]
+
+
+def _ollama_stream(arguments: Any) -> list[dict]:
+    return [{"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "f", "arguments": arguments}}]}, "done": False},
+            {"model": "m", "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"}]
+
+
+def _arguments(text: st.SearchStrategy[str]) -> st.SearchStrategy[dict]:
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), text)
+    return st.dictionaries(text, st.recursive(scalars, lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(text, inner, max_size=5)), max_leaves=25), max_size=6)
+
+
+
+def _items(stream: list[dict], provider: str, compiled: bool) -> list[Any]:
+    from argstream import iter_tool_stream
+
+    saved = _common._compact
+    try:
+        if not compiled:
+            _common._compact = None
+        return [item for item in iter_tool_stream(stream, provider) if type(item).__name__ != "StreamFinished"]
+    finally:
+        _common._compact = saved
+
+
+@settings(max_examples=150)
+@given(arguments=_arguments(_WELL_FORMED), provider=st.sampled_from(["gemini", "ollama"]))
+def test_whole_arguments_reach_the_call_as_sent(arguments: dict, provider: str) -> None:
+    """Arguments a provider sent whole are the finished call's arguments: control characters, quotes and
+    backslashes in keys and strings, text of every width, numbers of any size."""
+    stream = (_gemini_stream if provider == "gemini" else _ollama_stream)(arguments)
+    finished = [i for i in _items(stream, provider, True) if type(i).__name__ == "ToolCallFinished"]
+    assert len(finished) == 1 and finished[0].error is None
+    assert finished[0].arguments == arguments
+
+
+@needs_compiled
+@settings(max_examples=150)
+@given(arguments=_arguments(_TEXT), provider=st.sampled_from(["gemini", "ollama"]))
+def test_either_writer_gives_the_same_items(arguments: dict, provider: str) -> None:
+    """Every item of the stream (progress, errors, the finished call) is the same whichever writer made the
+    argument text, lone surrogate halves and the duplicate keys they can become included."""
+    stream = (_gemini_stream if provider == "gemini" else _ollama_stream)(arguments)
+    assert [repr(i) for i in _items(stream, provider, True)] == [repr(i) for i in _items(stream, provider, False)]
