@@ -258,6 +258,7 @@ cdef class ArgumentCall:
         """Feed the validator a chunk's fragments (with the parser's spans and keys when it records them);
         its own test, when compiled and not overridden, runs here without a Python call (the twin calls
         ``extend``, which runs the same test)."""
+        cdef FragmentBuilder builder
         cdef object spans = None, keys = None
         if self.spans:
             if self._cparser is not None:  # the compiled parser's own lists, without its guarded properties
