@@ -188,3 +188,37 @@ def test_property_spans(case):
             assert end - start == 1 or (start == end == len(data) and leaf is DONE)
             if end > start:
                 assert text[start] in '"]}' + "el" + " \t\r\n,"
+
+
+@pytest.mark.parametrize("cls", BACKENDS)
+def test_a_calls_spans_and_keys_outlive_the_next_call(cls) -> None:
+    """``spans`` and ``keys`` are the last call's: read twice they are the same list, and a list read
+    before the next call keeps its contents after it (the compiled builder makes them when read)."""
+    p = cls(spans=True, flat=True)
+    first = p.push('{"a": "xy')
+    spans, keys = p.spans, p.keys
+    assert p.spans is spans and p.keys is keys
+    assert len(spans) == len(first) and [k[1] for k in keys] == [("a",)]
+    kept_spans, kept_keys = list(spans), list(keys)
+    second = p.push('z", "b": [1, 2]}')
+    assert spans == kept_spans and keys == kept_keys
+    assert len(p.spans) == len(second) and [k[1] for k in p.keys] == [("b",)]
+    p.push(" ")
+    assert p.spans == [] and p.keys == []
+
+
+@pytest.mark.parametrize("cls", BACKENDS)
+def test_a_large_call_then_small_ones(cls) -> None:
+    """A call with many fragments (the compiled builder's span buffer grows, then is let go) and the
+    calls after it give the spans a parser fed the same text in one call gives, shifted."""
+    doc = json.dumps({"k": list(range(5000)), "s": "x" * 10})
+    p = cls(spans=True, flat=True)
+    cut_at = doc.index('"s"')
+    big = p.push(doc[:cut_at])
+    big_spans = list(p.spans)
+    small = p.push(doc[cut_at:]) + p.finish()
+    whole = cls(spans=True, flat=True)
+    fragments = whole.push(doc)
+    whole_spans = whole.spans
+    assert big + small == fragments + whole.finish()
+    assert big_spans == whole_spans[:len(big_spans)]

@@ -257,19 +257,26 @@ cdef class ArgumentCall:
     cdef int _check(self, list fragments) except -1:
         """Feed the validator a chunk's fragments (with the parser's spans and keys when it records them);
         its own test, when compiled and not overridden, runs here without a Python call (the twin calls
-        ``extend``, which runs the same test)."""
-        cdef FragmentBuilder builder
+        ``extend``, which runs the same test), and the compiled parser's spans are made a list only for a
+        chunk the validator looks at."""
+        cdef FragmentBuilder builder = None
         cdef object spans = None, keys = None
         if self.spans:
-            if self._cparser is not None:  # the compiled parser's own lists, without its guarded properties
+            if self._cparser is not None:  # the compiled parser's own builder, without its guarded properties
                 builder = self._cparser._builder
-                spans, keys = builder.spans, builder.keys
             else:
                 spans, keys = self.parser.spans, getattr(self.parser, "keys", None)
         if self._skipper is not None:
-            self._looked = not self._skipper.skip(fragments, keys)
-            if self._looked:
-                self._skipper._extend(fragments, spans, keys)
+            if builder is not None:
+                self._looked = not self._skipper.skip(fragments, True if builder.read_keys() else None)
+            else:
+                self._looked = not self._skipper.skip(fragments, keys)
+            if not self._looked:
+                return 0
+        if builder is not None:
+            spans, keys = builder.spans, builder.keys
+        if self._skipper is not None:
+            self._skipper._extend(fragments, spans, keys)
         elif self.spans:
             self._validator.extend(fragments, spans, keys)
         else:

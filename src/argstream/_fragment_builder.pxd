@@ -11,8 +11,12 @@ from argstream._sink cimport Sink
 cdef class FragmentBuilder(Sink):
     cdef public list out
     cdef readonly bint flat
-    cdef public list spans
-    cdef public list keys         # with spans: (index, path, span) per key read (see IncrementalArgParser)
+    cdef bint recording           # spans and keys are recorded (a tokenizer was given)
+    cdef Py_ssize_t* span_buf     # the last call's spans, (start, end) pairs flat; made a list when read
+    cdef Py_ssize_t span_n        # pairs in span_buf
+    cdef Py_ssize_t span_cap
+    cdef list span_list           # span_buf as the list ``spans`` gave, until the next call
+    cdef list key_list            # with spans: (index, path, span) per key read (see IncrementalArgParser); None: none
     cdef object tok            # the Tokenizer, for spans (None: no spans)
     cdef Py_ssize_t piece_start   # where the next String piece's raw input begins
     cdef public bint at_end       # finish(): a number's Done is proved by the end of input
@@ -27,4 +31,6 @@ cdef class FragmentBuilder(Sink):
     cdef int _start(self) except -1
     cdef int _open(self, uint8_t kind) except -1
     cdef int _span(self, Py_ssize_t start, Py_ssize_t end) except -1
+    cdef int new_call(self) except -1
+    cdef bint read_keys(self) noexcept
     cdef int _close_container(self) except -1

@@ -19,6 +19,9 @@ cdef object EMPTY_OBJECT = _Empty("object")
 cdef object EMPTY_ARRAY = _Empty("array")
 cdef object EMPTY_STRING = _Empty("string")
 
+cdef enum:
+    SPAN_KEEP = 4096  # spans a call may leave allocated for the next; a larger buffer is freed
+
 
 @cython.final
 cdef class FragmentBuilder(Sink):
@@ -27,12 +30,15 @@ cdef class FragmentBuilder(Sink):
     Given the ``tokenizer`` that feeds it, it also records each fragment's
     input span on ``spans`` and each object key it reads on ``keys`` (see
     ``IncrementalArgParser``); without one, both stay ``None`` and nothing is
-    recorded.
+    recorded. The spans are kept as C integers and made a list of ``(start,
+    end)`` tuples only when ``spans`` is read: a consumer that drops a call's
+    fragments unseen (``PieceSkipper``) never pays for them.
     """
 
     def __cinit__(self):
         self.kinds = NULL
         self.index = NULL
+        self.span_buf = NULL
         self.out = []  # usable even when __init__ is skipped
         self.path = []
         self.path_tuple = ()
@@ -43,12 +49,49 @@ cdef class FragmentBuilder(Sink):
         self.path = []
         self.path_tuple = ()
         self.tok = tokenizer
-        self.spans = None if tokenizer is None else []
-        self.keys = None if tokenizer is None else []
+        self.recording = tokenizer is not None
+        self.span_n = 0
+        self.span_list = None
+        self.key_list = None
 
     def __dealloc__(self):
         PyMem_Free(self.kinds)
         PyMem_Free(self.index)
+        PyMem_Free(self.span_buf)
+
+    @property
+    def spans(self):
+        """``(start, end)`` input offsets parallel to the last call's fragments; ``None`` without a tokenizer."""
+        cdef Py_ssize_t k
+        if not self.recording:
+            return None
+        if self.span_list is None:
+            self.span_list = [(self.span_buf[2 * k], self.span_buf[2 * k + 1]) for k in range(self.span_n)]
+        return self.span_list
+
+    @property
+    def keys(self):
+        """The keys the last call read, ``(index, path, span)``; ``None`` without a tokenizer."""
+        if not self.recording:
+            return None
+        if self.key_list is None:
+            self.key_list = []
+        return self.key_list
+
+    cdef int new_call(self) except -1:
+        """A push or finish starts: forget the last call's spans and keys (a large span buffer is let go)."""
+        self.span_n = 0
+        self.span_list = None
+        self.key_list = None
+        if self.span_cap > SPAN_KEEP:
+            PyMem_Free(self.span_buf)
+            self.span_buf = NULL
+            self.span_cap = 0
+        return 0
+
+    cdef bint read_keys(self) noexcept:
+        """Whether the last call read an object key (without making ``keys``)."""
+        return self.key_list is not None and len(self.key_list) > 0
 
     cdef int emit(self, object leaf) except -1:
         cdef Py_ssize_t k
@@ -99,7 +142,18 @@ cdef class FragmentBuilder(Sink):
         return 0
 
     cdef int _span(self, Py_ssize_t start, Py_ssize_t end) except -1:
-        self.spans.append((start, end))
+        cdef Py_ssize_t cap
+        cdef void* p
+        if self.span_n >= self.span_cap:
+            cap = self.span_cap * 2 if self.span_cap else 64
+            p = PyMem_Realloc(self.span_buf, 2 * cap * sizeof(Py_ssize_t))
+            if p is NULL:
+                raise MemoryError()
+            self.span_buf = <Py_ssize_t*>p
+            self.span_cap = cap
+        self.span_buf[2 * self.span_n] = start
+        self.span_buf[2 * self.span_n + 1] = end
+        self.span_n += 1
         return 0
 
     cdef int _close_container(self) except -1:
@@ -112,7 +166,7 @@ cdef class FragmentBuilder(Sink):
             empty = self.index[self.depth] == -1
         self.path.pop()
         self.path_tuple = None
-        if self.spans is not None:
+        if self.recording:
             end = tokenizer_offset(self.tok)
             if empty:
                 self._span(end - 1, end)
@@ -138,16 +192,18 @@ cdef class FragmentBuilder(Sink):
         cdef Py_ssize_t end
         self.path[self.depth - 1] = key
         self.path_tuple = None
-        if self.keys is not None:
+        if self.recording:
             end = tokenizer_offset(self.tok)
             self.path_tuple = tuple(self.path)
-            self.keys.append((len(self.out), self.path_tuple, (end - 1, end)))
+            if self.key_list is None:
+                self.key_list = []
+            self.key_list.append((len(self.out), self.path_tuple, (end - 1, end)))
         return 0
 
     cdef int on_begin_string(self) except -1:
         self._start()
         self.string_empty = True
-        if self.spans is not None:
+        if self.recording:
             self.piece_start = tokenizer_start(self.tok) + 1
         return 0
 
@@ -155,7 +211,7 @@ cdef class FragmentBuilder(Sink):
         cdef String s = new_string(text)
         cdef Py_ssize_t end
         self.string_empty = False
-        if self.spans is not None:
+        if self.recording:
             end = tokenizer_data_end(self.tok)
             self._span(self.piece_start, end)
             self.piece_start = end
@@ -163,7 +219,7 @@ cdef class FragmentBuilder(Sink):
 
     cdef int on_end_string(self) except -1:
         cdef Py_ssize_t end
-        if self.spans is not None:
+        if self.recording:
             end = tokenizer_offset(self.tok)
             if self.string_empty:
                 self._span(end - 1, end)
@@ -175,7 +231,7 @@ cdef class FragmentBuilder(Sink):
     cdef int on_scalar(self, object value) except -1:
         cdef Scalar s = new_scalar(value)
         cdef Py_ssize_t end
-        if self.spans is not None:
+        if self.recording:
             end = tokenizer_offset(self.tok)
             self._span(tokenizer_start(self.tok), end)
             if value is None or value is True or value is False:  # a literal: its last letter proves it

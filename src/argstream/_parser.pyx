@@ -182,9 +182,7 @@ cdef class IncrementalArgParser:
             if self._failed:
                 tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
             builder.out = out
-            if builder.spans is not None:
-                builder.spans = []
-                builder.keys = []
+            builder.new_call()
             rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
             builder.out = None  # the caller owns the fragments; keeping them would pin their memory
             if rc == -1:
@@ -223,9 +221,7 @@ cdef class IncrementalArgParser:
                 self.taken = argstream_sticky(self)
                 return out
             builder.out = out
-            if builder.spans is not None:
-                builder.spans = []
-                builder.keys = []
+            builder.new_call()
             rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
             builder.out = None
             if rc == -1:
@@ -261,9 +257,7 @@ cdef class IncrementalArgParser:
                 self._replay(False)
                 return self._twin.finish()
         self._builder.out = out
-        if self._builder.spans is not None:
-            self._builder.spans = []
-            self._builder.keys = []
+        self._builder.new_call()
         self._builder.at_end = True
         try:
             tokenizer_end(self._tok, self._builder)
