@@ -182,7 +182,8 @@ cdef class IncrementalArgParser:
             if self._failed:
                 tokenizer_check(self._tok)  # raised as it is: its fragments stay those of the chunk that failed
             builder.out = out
-            builder.new_call()
+            if builder.recording:
+                builder.new_call()
             rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
             builder.out = None  # the caller owns the fragments; keeping them would pin their memory
             if rc == -1:
@@ -221,7 +222,8 @@ cdef class IncrementalArgParser:
                 self.taken = argstream_sticky(self)
                 return out
             builder.out = out
-            builder.new_call()
+            if builder.recording:
+                builder.new_call()
             rc = (<push_t>tokenizer_push)(self._tok, chunk, builder)
             builder.out = None
             if rc == -1:
@@ -257,7 +259,8 @@ cdef class IncrementalArgParser:
                 self._replay(False)
                 return self._twin.finish()
         self._builder.out = out
-        self._builder.new_call()
+        if self._builder.recording:
+            self._builder.new_call()
         self._builder.at_end = True
         try:
             tokenizer_end(self._tok, self._builder)
