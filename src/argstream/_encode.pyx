@@ -193,7 +193,8 @@ cdef Py_ssize_t escaped_length(str text) noexcept:
 @cython.final
 cdef class Measure:
     """The first walk: the output's length and widest character, and in ``known``, in the order met, the
-    text of every number and each long string followed by its escaped length (the second walk's)."""
+    text of every number (a ``str``) and of each long string a ``(string, escaped length)`` pair (for the
+    second walk; the two kinds of entry cannot be taken for each other)."""
     cdef Py_ssize_t size
     cdef Py_UCS4 maxchar
     cdef list known
@@ -204,8 +205,7 @@ cdef class Measure:
         if m > self.maxchar:
             self.maxchar = m
         if PyUnicode_GET_LENGTH(text) >= LONG:
-            self.known.append(text)
-            self.known.append(length)
+            self.known.append((text, length))
         self.size += length
         return True
 
@@ -264,18 +264,20 @@ cdef inline bint fits(str text, Py_ssize_t at, Py_ssize_t size, int width, list 
     A long string's length is the first walk's when ``known`` holds it next (the very object), else
     measured again."""
     cdef Py_ssize_t length
+    cdef object entry
     if PyUnicode_KIND(text) > width:
         return False
-    if PyUnicode_GET_LENGTH(text) >= LONG and k[0] + 1 < len(known) and known[k[0]] is text:
-        length = <Py_ssize_t>known[k[0] + 1]
-        k[0] += 2
+    entry = known[k[0]] if PyUnicode_GET_LENGTH(text) >= LONG and k[0] < len(known) else None
+    if type(entry) is tuple and (<tuple>entry)[0] is text:
+        length = <Py_ssize_t>(<tuple>entry)[1]
+        k[0] += 1
     else:
         length = escaped_length(text)
     return at + length <= size
 
 
 cdef inline Py_ssize_t put_text(str text, dst_t* d) noexcept:
-    """Copy ``text`` (ASCII: a number, ``null``, ...) to ``d``; return its length."""
+    """Copy ``text`` (ASCII: a number's, ``null``, ..., checked by the caller) to ``d``; return its length."""
     cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(text)
     cdef const uint8_t* s = <const uint8_t*>PyUnicode_DATA(text)
     for i in range(n):
