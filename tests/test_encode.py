@@ -189,3 +189,36 @@ def test_either_writer_gives_the_same_items(arguments: dict, provider: str) -> N
     argument text, lone surrogate halves and the duplicate keys they can become included."""
     stream = (_gemini_stream if provider == "gemini" else _ollama_stream)(arguments)
     assert [repr(i) for i in _items(stream, provider, True)] == [repr(i) for i in _items(stream, provider, False)]
+
+
+def _nested(levels: int) -> Any:
+    value: Any = {"leaf": 1}
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+#: arguments a hostile or broken model sends whole: not an object, nested past the tool limit (64) but
+#: within the writer's (256), a key and string built to look like JSON structure, a huge number
+HOSTILE_ARGUMENTS = [
+    "not an object", ["a", 1], 7, True, 1.5, {}, _nested(100), _nested(300),
+    {'", "injected": true, "x': '"}, {"evil": "\\u0000"}', "\x00": "\u2028\u2029"},
+    {"n": 10 ** 300, "f": 1e308, "neg": -0.0},
+]
+
+
+@needs_compiled
+@pytest.mark.parametrize("provider", ["gemini", "ollama"])
+@pytest.mark.parametrize("arguments", HOSTILE_ARGUMENTS, ids=range(len(HOSTILE_ARGUMENTS)))
+def test_hostile_whole_arguments_give_the_same_items_on_either_writer(arguments: Any, provider: str) -> None:
+    """Whatever the model sends as the arguments object, the stream's items (a failed call, its error and
+    position, or the call) are those json.dumps's text gives; an injected key stays inside its string."""
+    stream = (_gemini_stream if provider == "gemini" else _ollama_stream)(arguments)
+    items = _items(stream, provider, True)
+    assert [repr(i) for i in items] == [repr(i) for i in _items(stream, provider, False)]
+    finished = [i for i in items if type(i).__name__ == "ToolCallFinished"]
+    failed = type(arguments) is not dict or arguments in (HOSTILE_ARGUMENTS[6], HOSTILE_ARGUMENTS[7])
+    assert any(type(i).__name__ == "ToolCallFailed" for i in items) == failed
+    assert (finished[0].error is not None) == failed  # not an object, or past the nesting limit: with a position
+    if arguments == HOSTILE_ARGUMENTS[8]:
+        assert finished[0].arguments == arguments and "injected" not in finished[0].arguments
