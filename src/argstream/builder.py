@@ -22,6 +22,7 @@ reported as complete: :meth:`EventBuilder.handle_finished` returns them marked i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union, final
 
@@ -143,16 +144,61 @@ def _strict_parser_with_spans() -> Any:
 
 
 def _compile_tools(tools: Any) -> dict[str, Any]:
-    """``{name: Schema}`` from the tool definitions; a schema that cannot be checked fails here, naming the tool."""
-    from .schema import Schema, SchemaError
+    """``{name: Schema}`` from the tool definitions; a schema that cannot be checked fails here, naming the tool.
+
+    An application sends the same tools with every turn, and compiling them costs more than checking
+    a short call: tools that are plain JSON are compiled once and kept (:func:`_cached_schemas`).
+    """
     from .tools import tool_schemas
 
+    schemas = tool_schemas(tools)
+    cached = _cached_schemas(schemas)
+    return dict(cached) if cached is not None else _compile_schemas(schemas)
+
+
+def _compile_schemas(schemas: Mapping[str, Any]) -> dict[str, Any]:
+    from .schema import Schema, SchemaError
+
     compiled = {}
-    for name, schema in tool_schemas(tools).items():
+    for name, schema in schemas.items():
         try:
             compiled[name] = Schema(schema)
         except SchemaError as exc:
             raise SchemaError(exc.location, f"tool {name!r}: {exc.reason}") from None
+    return compiled
+
+
+_SCHEMA_CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
+_SCHEMA_CACHE_SIZE = 64
+
+
+def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The compiled ``schemas`` from the cache, compiling and keeping them on a miss; ``None`` when they
+    are not plain JSON (the caller compiles them as they are, every time).
+
+    The key is the schemas' canonical JSON text, and what is compiled is that text decoded again: a
+    copy that the cache owns, so a caller that changes its dicts afterwards cannot change what a
+    later stream checks. Schemas count as plain JSON when that copy equals them (so a tuple, an int
+    key or a NaN, which the text alone would not tell apart from a list, a str key or itself, are
+    never taken from the cache). An invalid schema is not kept: it fails as it always did.
+    """
+    try:
+        key = json.dumps(schemas, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        hit = _SCHEMA_CACHE.get(key)
+        if hit is not None:
+            return hit[1] if hit[0] == schemas else None
+        plain = json.loads(key)
+        if plain != schemas:
+            return None
+    except (TypeError, ValueError, RecursionError):
+        return None
+    try:
+        compiled = _compile_schemas(plain)
+    except Exception:  # noqa: BLE001 - the caller compiles the tools as given, which raises their own error
+        return None
+    if len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_SIZE:
+        _SCHEMA_CACHE.pop(next(iter(_SCHEMA_CACHE)), None)
+    _SCHEMA_CACHE[key] = (plain, compiled)
     return compiled
 
 

@@ -1,0 +1,119 @@
+"""Tools compiled once: the same definitions sent with every turn are not compiled again, and nothing a
+caller does to its own dicts afterwards, nor a look-alike that is not plain JSON, changes what is checked."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from typing import Any
+
+import pytest
+
+from argstream import EventBuilder, iter_tool_stream
+from argstream import builder as builder_module
+from argstream.events import ArgumentChunk, Finished, FinishReason, Flush, Part, ToolCall, ToolCallStart
+from argstream.schema import SchemaError
+from argstream.stream import ToolCallFinished
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"mode": {"enum": ["read", "write"]}, "path": {"type": "string", "maxLength": 8}},
+    "required": ["mode", "path"],
+    "additionalProperties": False,
+}
+
+
+def tools() -> dict[str, Any]:
+    return {"fs": copy.deepcopy(SCHEMA)}
+
+
+def finished(arguments: dict[str, Any], tool_defs: Any) -> ToolCallFinished:
+    events = [Part(0, ToolCall(ToolCallStart("c1", "fs"))), Part(0, ToolCall(ArgumentChunk(json.dumps(arguments)))),
+              Flush(0), Finished(FinishReason.TOOL_USE)]
+    return next(i for i in iter_tool_stream(events, provider=lambda s: s, tools=tool_defs)
+                if type(i) is ToolCallFinished)
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> Any:
+    builder_module._SCHEMA_CACHE.clear()
+    yield
+    builder_module._SCHEMA_CACHE.clear()
+
+
+def test_the_same_tools_are_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    compile_schemas = builder_module._compile_schemas
+    monkeypatch.setattr(builder_module, "_compile_schemas", lambda s: calls.append(s) or compile_schemas(s))
+    for _ in range(3):
+        assert finished({"mode": "read", "path": "a"}, tools()).ok
+        assert not finished({"mode": "delete", "path": "a"}, tools()).ok
+    assert len(calls) == 1
+    # each builder has its own dict: one that a caller changes leaves the others as they were
+    first, second = EventBuilder(tools=tools()), EventBuilder(tools=tools())
+    assert first._schemas is not second._schemas and first._schemas["fs"] is second._schemas["fs"]
+
+
+def test_changing_the_callers_dicts_afterwards_changes_nothing_checked() -> None:
+    defs = tools()
+    assert not finished({"mode": "delete", "path": "a"}, defs).ok
+    defs["fs"]["properties"]["mode"]["enum"].append("delete")  # the caller's own list, changed in place
+    assert finished({"mode": "delete", "path": "a"}, defs).ok  # the changed tools: their own check
+    # the original definitions again, as a new object: "delete" is still refused
+    assert not finished({"mode": "delete", "path": "a"}, tools()).ok
+    assert [v.keyword for v in finished({"mode": "delete", "path": "a"}, tools()).violations] == ["enum"]
+
+
+@pytest.mark.parametrize("look_alike", [
+    # close to SCHEMA (the first has its very JSON text), not the same schema: neither may take its compiled form
+    {"fs": {**SCHEMA, "required": ("mode", "path")}},
+    {"fs": {**SCHEMA, "properties": {**SCHEMA["properties"], "path": {"type": "string", "maxLength": 8.0}}}},
+])
+def test_a_look_alike_that_is_not_plain_json_is_compiled_as_it_is(look_alike: Any) -> None:
+    def outcome() -> Any:
+        try:
+            return finished({"mode": "read", "path": "a"}, look_alike).ok
+        except SchemaError as exc:
+            return str(exc)
+
+    alone = outcome()
+    assert not finished({"mode": "delete", "path": "a"}, tools()).ok  # SCHEMA compiled and kept
+    assert outcome() == alone
+    assert outcome() == alone
+
+
+def test_bool_and_int_are_told_apart() -> None:
+    as_int = {"fs": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 1}}}}
+    as_bool = {"fs": {"type": "object", "properties": {"n": {"type": "integer", "maximum": True}}}}
+    assert not finished({"n": 2}, as_int).ok
+    with pytest.raises(SchemaError):  # a boolean where a number belongs: refused, never the int's schema
+        EventBuilder(tools=as_bool)
+    assert not finished({"n": 2}, as_int).ok
+
+
+@pytest.mark.parametrize("odd", [
+    {"fs": {"type": "object", "properties": {1: {"type": "string"}}}},  # a key that is not a string
+    {"fs": {"type": "object", "properties": {"x": {"enum": [math.nan]}}}},  # NaN: not equal to itself
+    {"fs": {"type": "object", "properties": {"x": {"enum": [object()]}}}},  # not JSON at all
+])
+def test_tools_that_are_not_plain_json_are_not_kept(odd: Any) -> None:
+    try:
+        EventBuilder(tools=odd)
+    except (SchemaError, TypeError, ValueError):
+        pass
+    assert not builder_module._SCHEMA_CACHE
+
+
+def test_an_invalid_schema_fails_every_time_with_its_own_error() -> None:
+    bad = {"fs": {"type": "object", "properties": {"x": {"type": "string", "pattern": "(?<=a)b"}}}}
+    for _ in range(2):
+        with pytest.raises(SchemaError, match="tool 'fs'"):
+            EventBuilder(tools=copy.deepcopy(bad))
+    assert not builder_module._SCHEMA_CACHE
+
+
+def test_the_cache_is_bounded() -> None:
+    for n in range(builder_module._SCHEMA_CACHE_SIZE + 10):
+        EventBuilder(tools={"fs": {"type": "object", "properties": {f"p{n}": {"type": "string"}}}})
+    assert len(builder_module._SCHEMA_CACHE) == builder_module._SCHEMA_CACHE_SIZE
