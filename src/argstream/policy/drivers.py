@@ -102,19 +102,22 @@ def run_inline(co: TurnCoordinator, events: Iterable[Any], close: Callable[[], A
 
 
 class _Worker:
-    """One thread that runs prompts and edits in order and reports each one done."""
+    """One thread that runs prompts and edits in order and reports each one done.
+
+    The thread and its queues start with the first job: a turn that asks nothing (every call decided
+    by policy) never starts a thread, which costs more than a short turn's whole stream."""
 
     __slots__ = ("co", "jobs", "done", "pending", "thread")
 
     def __init__(self, co: TurnCoordinator) -> None:
         self.co = co
-        self.jobs: queue.Queue[Request | None] = queue.Queue()
-        self.done: queue.Queue[BaseException | None] = queue.Queue()
+        self.jobs: queue.Queue[Request | None] | None = None
+        self.done: queue.Queue[BaseException | None] | None = None
         self.pending = 0
-        self.thread = threading.Thread(target=self._loop, name="argstream-prompt", daemon=True)
-        self.thread.start()
+        self.thread: threading.Thread | None = None
 
     def _loop(self) -> None:
+        assert self.jobs is not None and self.done is not None
         while True:
             request = self.jobs.get()
             if request is None:
@@ -126,12 +129,18 @@ class _Worker:
                 self.done.put(exc)
 
     def submit(self, request: Request) -> None:
+        if self.thread is None:
+            self.jobs, self.done = queue.Queue(), queue.Queue()
+            self.thread = threading.Thread(target=self._loop, name="argstream-prompt", daemon=True)
+            self.thread.start()
+        assert self.jobs is not None
         self.pending += 1
         self.jobs.put(request)
 
     def collect(self, block: bool) -> None:
         """Take finished jobs (waiting for one when ``block``); re-raise a callback's exception."""
         while self.pending:
+            assert self.done is not None  # a job is pending: the thread and its queues exist
             try:
                 error = self.done.get(block=block)
             except queue.Empty:
@@ -142,7 +151,8 @@ class _Worker:
             block = False
 
     def stop(self) -> None:
-        self.jobs.put(None)
+        if self.jobs is not None:
+            self.jobs.put(None)
 
 
 def run_threaded(co: TurnCoordinator, events: Iterable[Any], close: Callable[[], Any] | None = None) -> TurnResult:
