@@ -293,19 +293,19 @@ class _Run:
         if position is None:
             position = self.count
         self.count = position + 1
-        return self._checked(lambda: self.adapter.feed(item), position)
+        return self._checked(self.adapter.feed, (item,), position)
 
     def end(self) -> list[Event]:
         """The adapter's last events, then ``Finished(ERROR)`` if the stream still lacks its ``Finished``."""
-        out = self._checked(self.adapter.end, self.count)
+        out = self._checked(self.adapter.end, (), self.count)
         if not self.finished and not self.over:
             out.append(Finished(FinishReason.ERROR))
             self.finished = True
         return out
 
-    def _checked(self, produce: Any, position: int) -> list[Event]:
+    def _checked(self, produce: Any, args: tuple[Any, ...], position: int) -> list[Event]:
         try:
-            events = produce()
+            events = produce(*args)
             for event in events:
                 _check(event)
         except ProviderProtocolError as exc:
