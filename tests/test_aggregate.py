@@ -1,4 +1,7 @@
-"""FragmentAggregator: completed values at every depth, snapshots, flat input, protocol violations."""
+"""FragmentAggregator: completed values at every depth, snapshots, flat input, protocol violations.
+
+Every test runs on the compiled aggregator and on its pure-Python twin (``aggregator`` below).
+"""
 
 from __future__ import annotations
 
@@ -11,9 +14,24 @@ from argstream import (
     DONE, ArrayItem, Completed, Empty, FragmentAggregator, ObjectEntry, Scalar, String, flatten,
 )
 
+from argstream import aggregate
+
 from _support import same_json
+from conftest import REQUIRE_EXTENSION
 
 E, A = ObjectEntry, ArrayItem
+
+
+@pytest.fixture(autouse=True, params=["compiled", "twin"])
+def aggregator(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type:
+    """``FragmentAggregator`` in this module's tests is the implementation under test."""
+    cls = aggregate.FragmentAggregatorC if request.param == "compiled" else aggregate.FragmentAggregatorPy
+    if cls is None:
+        if REQUIRE_EXTENSION:
+            pytest.fail("ARGSTREAM_REQUIRE_EXTENSION is set but the compiled aggregator is not in use")
+        pytest.skip("the compiled core is not in use")
+    monkeypatch.setitem(globals(), "FragmentAggregator", cls)
+    return cls
 
 
 def parse(doc, chunk=None, flat=False, finish=True):

@@ -28,7 +28,8 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_calls", "_raw", "_fastpath", "_encode")
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_aggregate", "_calls", "_raw", "_fastpath",
+             "_encode")
 
 
 def _pure_build(exc: ImportError) -> bool:

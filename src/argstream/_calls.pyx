@@ -12,6 +12,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
+from argstream._aggregate cimport FragmentAggregator
 from argstream._fragments cimport String
 from argstream._fragment_builder cimport FragmentBuilder
 from argstream._parser cimport IncrementalArgParser
@@ -171,6 +172,7 @@ cdef class ArgumentCall:
     cdef list _open_pieces
     cdef IncrementalArgParser _cparser
     cdef object _agg_push
+    cdef FragmentAggregator _cagg  # the aggregator, when it is the compiled one: pushed into without a Python call
     cdef bint _fast_items
 
     def __init__(self, parser, aggregator, progress, index=0):
@@ -196,6 +198,7 @@ cdef class ArgumentCall:
         self._open_pieces = None
         self._cparser = parser if type(parser) is IncrementalArgParser and not parser.lenient else None
         self._agg_push = aggregator.push
+        self._cagg = aggregator if type(aggregator) is FragmentAggregator else None
         self._fast_items = self.flat and progress is ToolCallArgumentProgress and (
             self._cparser is not None or self.twin)
 
@@ -241,11 +244,11 @@ cdef class ArgumentCall:
                         self._open_pieces.append((<String>leaf).text if type(leaf) is String else leaf.text)
                         out.append(new_progress(self.id, self.name, path, leaf, None, self.index, self.twin))
                         continue
-                    completed = self._agg_push(pair)
+                    completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
                     self._open_path = path
                     self._open_pieces = self.aggregator.open_pieces()
                 else:
-                    completed = self._agg_push(pair)
+                    completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
                     self._open_path = None
                 out.append(new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin))
         else:

@@ -4,219 +4,27 @@ Containers are created and attached to their parent as soon as their first
 fragment (or ``Empty``) arrives, so the root object always holds every value
 completed so far. A snapshot only has to place the one string still in
 progress: its cost is that string's length, never the whole value.
+
+The compiled aggregator (``_aggregate.pyx``) runs with the compiled core, else its pure-Python twin
+(``_aggregate_py``): the same values, ``Completed`` and errors. Both stay reachable by name, for
+differential tests (``FragmentAggregatorC`` is ``None`` without the compiled core).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from ._fragments_py import Done, Empty
-from ._backend import ARRAY_ITEM_TYPES, OBJECT_ENTRY_TYPES, SCALAR_TYPES, STRING_TYPES
-from .fragments import Path
+from . import _backend
+from ._aggregate_py import Completed
+from ._aggregate_py import FragmentAggregator as FragmentAggregatorPy
 
 __all__ = ["Completed", "FragmentAggregator"]
 
-_UNKNOWN, _OBJECT, _ARRAY, _STRING, _SCALAR = range(5)
-_NO_VALUE = object()
+FragmentAggregatorC: Any = (importlib.import_module(f"{__package__}._aggregate").FragmentAggregator
+                            if _backend.core is not None else None)
 
-
-@dataclass(frozen=True, slots=True)
-class Completed:
-    """The value that one fragment completed; ``path`` is ``()`` for the root."""
-
-    path: Path
-    value: Any
-
-
-class _Frame:
-    __slots__ = ("step", "kind", "value", "pieces", "placed")
-
-    def __init__(self, step: str | int | None) -> None:
-        self.step = step  # key or index in the parent; None for the root
-        self.kind = _UNKNOWN
-        self.value: Any = _NO_VALUE  # dict, list or scalar
-        self.pieces: list[str] = []  # string data so far
-        self.placed = False  # the value (or a string so far) sits in the parent
-
-
-class FragmentAggregator:
-    """Collects fragments (nested, or ``(path, leaf)`` pairs) into values.
-
-    ``push`` returns a :class:`Completed` for every value that a ``Done``
-    closes, at any depth, and ``None`` otherwise. Fragments that do not follow
-    the protocol (an entry after its value ended, ``Done`` with no value) raise
-    ``ValueError``; this never happens with fragments from one parser.
-    """
-
-    __slots__ = ("_frames", "_root")
-
-    def __init__(self) -> None:
-        self._frames: list[_Frame] = [_Frame(None)]
-        self._root: Any = _NO_VALUE
-
-    @property
-    def done(self) -> bool:
-        """The root value is complete."""
-        return self._root is not _NO_VALUE
-
-    @property
-    def value(self) -> Any:
-        """The complete root value. Raises ``LookupError`` before the root's ``Done``."""
-        if self._root is _NO_VALUE:
-            raise LookupError("the root value is not complete yet")
-        return self._root
-
-    def extend(self, fragments: Iterable[Any]) -> list[Completed]:
-        """Push several fragments; return the values they completed, in order."""
-        out = []
-        push = self.push
-        for fragment in fragments:
-            done = push(fragment)
-            if done is not None:
-                out.append(done)
-        return out
-
-    def push(self, fragment: Any) -> Completed | None:
-        """Add one fragment; return the value it completed, if any."""
-        if self._root is not _NO_VALUE:
-            raise ValueError("the root value is already complete")
-        frames = self._frames
-        level = 0
-        if type(fragment) is tuple:
-            path, leaf = fragment
-            for step in path:
-                self._enter(level, step)
-                level += 1
-        else:
-            leaf = fragment
-            while True:
-                cls = type(leaf)
-                if cls in OBJECT_ENTRY_TYPES:
-                    self._enter(level, leaf.key)
-                elif cls in ARRAY_ITEM_TYPES:
-                    self._enter(level, leaf.index)
-                else:
-                    break
-                leaf = leaf.value
-                level += 1
-        if len(frames) != level + 1:
-            raise ValueError(f"fragment {fragment!r} arrives while a deeper value is still open")
-        frame = frames[level]
-        cls = type(leaf)
-        if cls in STRING_TYPES:
-            if frame.kind == _UNKNOWN:
-                frame.kind = _STRING
-            elif frame.kind != _STRING:
-                raise ValueError(f"string data {leaf!r} inside a non-string value")
-            frame.pieces.append(leaf.text)
-            return None
-        if frame.kind != _UNKNOWN:
-            if cls is Done or isinstance(leaf, Done):
-                return self._close(level)
-            raise ValueError(f"{leaf!r} for a value that already has data")
-        if cls in SCALAR_TYPES:
-            frame.kind = _SCALAR
-            frame.value = leaf.value
-        elif cls is Empty:
-            kind = leaf.kind
-            if kind == "string":
-                frame.kind = _STRING
-            elif kind == "object":
-                self._attach(level, _OBJECT, {})
-            elif kind == "array":
-                self._attach(level, _ARRAY, [])
-            else:
-                raise ValueError(f"unknown Empty kind {kind!r}")
-        elif isinstance(leaf, Done):
-            raise ValueError("Done for a value that never started")
-        else:
-            raise TypeError(f"not a fragment: {leaf!r}")
-        return None
-
-    def _enter(self, level: int, step: str | int) -> None:
-        """Make frame ``level`` a container and make sure its open child is ``step``."""
-        frames = self._frames
-        frame = frames[level]
-        if type(step) is str:
-            if frame.kind != _OBJECT:
-                if frame.kind != _UNKNOWN:
-                    raise ValueError(f"object entry {step!r} inside a non-object value")
-                self._attach(level, _OBJECT, {})
-        elif frame.kind != _ARRAY:
-            if frame.kind != _UNKNOWN:
-                raise ValueError(f"array item {step!r} inside a non-array value")
-            self._attach(level, _ARRAY, [])
-        if level + 1 < len(frames):
-            if frames[level + 1].step != step:
-                raise ValueError(f"{step!r} starts before the value of {frames[level + 1].step!r} is done")
-        else:
-            if type(step) is int and step != len(frame.value):
-                raise ValueError(f"array item {step} out of order (expected {len(frame.value)})")
-            frames.append(_Frame(step))
-
-    def _attach(self, level: int, kind: int, container: Any) -> None:
-        frame = self._frames[level]
-        frame.kind = kind
-        frame.value = container
-        self._place(level, container)
-
-    def _place(self, level: int, value: Any) -> None:
-        """Put ``value`` at frame ``level``'s slot in its parent (replacing a partial string)."""
-        frame = self._frames[level]
-        if level:
-            parent = self._frames[level - 1].value
-            if type(parent) is dict:
-                parent[frame.step] = value
-            elif frame.placed:
-                parent[frame.step] = value
-            else:
-                parent.append(value)
-        frame.placed = True
-
-    def _close(self, level: int) -> Completed:
-        frames = self._frames
-        frame = frames[level]
-        kind = frame.kind
-        if kind == _STRING:
-            value: Any = "".join(frame.pieces)
-            self._place(level, value)
-        elif kind == _SCALAR:
-            value = frame.value
-            self._place(level, value)
-        else:
-            value = frame.value
-        frames.pop()
-        if level == 0:
-            self._root = value
-            return Completed((), value)
-        return Completed(tuple(f.step for f in frames[1:]) + (frame.step,), value)  # type: ignore[arg-type]  # steps below the root are set
-
-    def open_pieces(self) -> list[str] | None:
-        """The pieces of the string still streaming, or ``None``: a consumer that knows the next
-        ``String`` continues that string (same path) may append its text here instead of pushing it."""
-        last = self._frames[-1]
-        return last.pieces if last.kind == _STRING and self._root is _NO_VALUE else None
-
-    def snapshot(self) -> Any:
-        """The value so far, the string in progress included. Treat it as read-only.
-
-        Returns ``None`` before any data. Cost: the length of the one string
-        still streaming (its pieces are joined once and kept joined).
-        """
-        if self._root is not _NO_VALUE:
-            return self._root
-        frames = self._frames
-        last = frames[-1]
-        if last.kind == _STRING:
-            joined = "".join(last.pieces)
-            last.pieces[:] = [joined] if joined else []  # in place: open_pieces() handed out this list
-            if len(frames) == 1:
-                return joined
-            self._place(len(frames) - 1, joined)
-        elif last.kind == _SCALAR and len(frames) > 1:
-            self._place(len(frames) - 1, last.value)
-        root = frames[0]
-        if root.kind == _UNKNOWN:
-            return None
-        return root.value
+if TYPE_CHECKING:
+    FragmentAggregator = FragmentAggregatorPy
+else:
+    FragmentAggregator = FragmentAggregatorC if FragmentAggregatorC is not None else FragmentAggregatorPy

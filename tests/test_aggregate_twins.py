@@ -1,0 +1,154 @@
+"""The compiled aggregator against its pure-Python twin: the same ``Completed``, snapshots, open pieces
+and errors for any fragments, from either parser or made up (hypothesis).
+
+Each push's outcome is compared with its types (``1``, ``1.0`` and ``True`` differ; so do a list and a
+tuple, and the order of a dict's keys), and a push that raises is followed by more pushes: both must
+be left in the same state by what they refused.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from argstream import _backend, _fragments_py, aggregate
+from argstream.parser import IncrementalArgParserC, IncrementalArgParserPy
+
+from conftest import REQUIRE_EXTENSION
+
+if aggregate.FragmentAggregatorC is None:
+    if REQUIRE_EXTENSION:
+        raise RuntimeError("ARGSTREAM_REQUIRE_EXTENSION is set but the compiled aggregator is not in use")
+    pytest.skip("the compiled core is not in use", allow_module_level=True)
+
+TWINS = (aggregate.FragmentAggregatorC, aggregate.FragmentAggregatorPy)
+KINDS = [_fragments_py] + ([_backend.fragments_c] if _backend.fragments_c is not None else [])
+
+
+def canon(value: Any) -> Any:
+    """``value`` with every type spelled out, so that equal-but-different values compare unequal."""
+    if type(value) is dict:
+        return ("dict", [(canon(k), canon(v)) for k, v in value.items()])
+    if type(value) in (list, tuple):
+        return (type(value).__name__, [canon(v) for v in value])
+    if type(value) is float and value != value:
+        return ("float", "nan")
+    return (type(value).__name__, value)
+
+
+def outcome(aggregator: Any, fragment: Any) -> Any:
+    try:
+        done = aggregator.push(fragment)
+    except Exception as exc:  # noqa: BLE001 - the error itself is what is compared
+        return ("raised", type(exc).__name__, str(exc))
+    if done is None:
+        result: Any = None
+    else:
+        assert type(done) is aggregate.Completed
+        result = (canon(done.path), canon(done.value))
+    try:
+        pieces = aggregator.open_pieces()
+        snapshot = canon(aggregator.snapshot())
+    except Exception as exc:  # noqa: BLE001 - compared as well
+        return ("ok", result, "then raised", type(exc).__name__, str(exc))
+    return ("ok", result, snapshot, None if pieces is None else list(pieces), aggregator.done)
+
+
+def run_both(fragments: list[Any]) -> None:
+    compiled, twin = (cls() for cls in TWINS)
+    for fragment in fragments:
+        assert outcome(compiled, fragment) == outcome(twin, fragment), fragment
+    assert compiled.done == twin.done
+    if twin.done:
+        assert canon(compiled.value) == canon(twin.value)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON, cuts=st.lists(st.integers(1, 9), min_size=1, max_size=40), flat=st.booleans(),
+       parser_kind=st.sampled_from(["compiled", "twin"]))
+def test_a_parsers_fragments_give_the_same_values(value: Any, cuts: list[int], flat: bool, parser_kind: str) -> None:
+    make = IncrementalArgParserC if parser_kind == "compiled" and IncrementalArgParserC is not None \
+        else IncrementalArgParserPy
+    text = json.dumps(value, ensure_ascii=False)
+    parser = make(flat=flat)
+    fragments: list[Any] = []
+    at = 0
+    for k in range(len(text)):
+        size = cuts[k % len(cuts)]
+        if at >= len(text):
+            break
+        fragments += parser.push(text[at:at + size])
+        at += size
+    fragments += parser.finish()
+    run_both(fragments)
+    compiled = TWINS[0]()
+    for fragment in fragments:
+        compiled.push(fragment)
+    assert canon(compiled.value) == canon(json.loads(text))
+
+
+def _made_up(kinds: Any) -> st.SearchStrategy[Any]:
+    """Fragments that follow the protocol or break it: any step, any leaf, flat or nested, or no fragment."""
+    steps = st.text(max_size=2) | st.integers(-1, 3) | st.booleans() | st.sampled_from([0.0, None, (1,)])
+    leaves = st.one_of(
+        st.builds(lambda v, m: m.Scalar(v), st.none() | st.integers(-2, 2) | st.booleans() | st.floats(), kinds),
+        st.builds(lambda t, m: m.String(t), st.text(max_size=3), kinds),
+        st.builds(_fragments_py.Empty, st.sampled_from(["string", "object", "array", "set"])),
+        st.just(_fragments_py.DONE),
+    )
+
+    def nest(path: list[Any], leaf: Any, module: Any) -> Any:
+        for step in reversed(path):
+            leaf = module.ObjectEntry(step, leaf) if type(step) is str else module.ArrayItem(step, leaf)
+        return leaf
+
+    nested = st.builds(nest, st.lists(steps, max_size=3), leaves, kinds)
+    flat = st.builds(lambda path, leaf: (tuple(path), leaf), st.lists(steps, max_size=3), leaves)
+    odd = st.sampled_from([None, 42, "text", (), ((),), (("a",), _fragments_py.DONE, 1), [("a",), _fragments_py.DONE]])
+    listed = st.builds(lambda path, leaf: (list(path), leaf), st.lists(steps, max_size=2), leaves)
+    return st.one_of(nested, flat, listed, odd)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(fragments=st.lists(_made_up(st.sampled_from(KINDS)), max_size=25))
+def test_made_up_fragments_give_the_same_outcomes(fragments: list[Any]) -> None:
+    run_both(fragments)
+
+
+def test_an_open_strings_pieces_are_the_aggregators_own() -> None:
+    """``open_pieces`` hands out the list the value is joined from (``ArgumentCall`` appends to it)."""
+    for cls in TWINS:
+        agg = cls()
+        agg.push((("a",), _fragments_py.String("x")))
+        agg.open_pieces().append("yz")
+        assert agg.snapshot() == {"a": "xyz"} and agg.open_pieces() == ["xyz"]
+        agg.open_pieces().append("!")
+        agg.push((("a",), _fragments_py.DONE))
+        done = agg.push(((), _fragments_py.DONE))
+        assert done == aggregate.Completed((), {"a": "xyz!"}) and agg.open_pieces() is None
+
+
+def test_a_completed_path_is_a_tuple_of_the_steps_taken() -> None:
+    """A flat fragment's own path is reused only when it names the very steps: a list path, or steps
+    equal but not the same (``1`` for ``True``), give the steps the aggregator holds, as the twin does."""
+    for fragments in (
+        [((0,), _fragments_py.Scalar(1)), ([0], _fragments_py.DONE)],
+        [((1 == 1,), _fragments_py.Scalar(1))],
+        [((0,), _fragments_py.Scalar(1)), ((False,), _fragments_py.DONE)],
+    ):
+        run_both(fragments)
+    agg = TWINS[0]()
+    agg.push((("k",), _fragments_py.Scalar(1)))
+    done = agg.push((["k"], _fragments_py.DONE))
+    assert type(done.path) is tuple and done.path == ("k",)
