@@ -2,7 +2,8 @@
 """The compiled ``FragmentAggregator``: ``_aggregate_py``'s, which this follows line by line.
 
 The same fragments in (either backend's types, nested or flat), the same values, ``Completed`` and
-errors out. Each ``Completed`` is the twin's dataclass, its fields set without its ``__init__``; for a
+errors out. Each ``Completed`` is the twin's dataclass, its fields set without its ``__init__``
+(``_records``); for a
 flat fragment whose path names exactly the open values, that path is the ``Completed``'s own.
 """
 
@@ -11,6 +12,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
 from argstream._fragments cimport ArrayItem, ObjectEntry, Scalar, String
+from argstream._records cimport new_instance, set_slot
 
 from argstream import _fragments_py
 from argstream._aggregate_py import Completed as _Completed, _pair
@@ -36,30 +38,7 @@ cdef enum:
     SCALAR = 4
 
 
-cdef extern from *:
-    """
-    /* A slot of a __slots__ class set through its member descriptor, as object.__setattr__ does
-       once it has found the descriptor (the type's own __setattr__, a frozen dataclass's, is not run). */
-    static int argstream_set_slot(PyObject *descr, PyObject *obj, PyObject *value) {
-        descrsetfunc set = Py_TYPE(descr)->tp_descr_set;
-        if (set == NULL) {
-            PyErr_SetString(PyExc_TypeError, "not a settable descriptor");
-            return -1;
-        }
-        return set(descr, obj, value);
-    }
-
-    /* A new instance of a class whose __new__ is object's, as object.__new__(cls) makes it. */
-    static PyObject *argstream_new_instance(PyObject *cls, PyObject *no_args) {
-        PyTypeObject *type = (PyTypeObject *)cls;
-        return type->tp_new(type, no_args, NULL);
-    }
-    """
-    int argstream_set_slot(object descr, object obj, object value) except -1
-    object argstream_new_instance(object cls, object no_args)
-
-
-if _Completed.__new__ is not object.__new__:  # what argstream_new_instance relies on
+if _Completed.__new__ is not object.__new__:  # what new_instance relies on
     raise ImportError("Completed must be made by object.__new__")
 cdef object PATH_SLOT = _Completed.__dict__[PATH]
 cdef object VALUE_SLOT = _Completed.__dict__[VALUE]
@@ -67,9 +46,9 @@ cdef object VALUE_SLOT = _Completed.__dict__[VALUE]
 
 cdef inline object new_completed(object path, object value):
     """``Completed(path, value)``: the frozen dataclass's two slots set as its ``__init__`` sets them."""
-    cdef object done = argstream_new_instance(COMPLETED, ROOT)
-    argstream_set_slot(PATH_SLOT, done, path)
-    argstream_set_slot(VALUE_SLOT, done, value)
+    cdef object done = new_instance(COMPLETED)
+    set_slot(PATH_SLOT, done, path)
+    set_slot(VALUE_SLOT, done, value)
     return done
 
 

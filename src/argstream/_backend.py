@@ -28,8 +28,8 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_aggregate", "_calls", "_raw", "_fastpath",
-             "_encode")
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_aggregate", "_records", "_calls", "_raw",
+             "_fastpath", "_encode")
 
 
 def _pure_build(exc: ImportError) -> bool:
@@ -106,6 +106,13 @@ if TYPE_CHECKING:
 else:
     #: the base of a consumer whose ``extend`` drops the pieces of a string nothing looks at
     PieceSkipper = piece_skip_c.PieceSkipper if piece_skip_c is not None else _piece_skip_py.PieceSkipper
+
+from . import _records_py  # noqa: E402
+
+#: ``record(cls)``: a maker of ``cls``'s instances without its ``__init__`` (``_records.Maker``), or ``cls``
+#: itself without the compiled core; for the items and events each stream makes a few of
+records_c: ModuleType | None = importlib.import_module(f"{__package__}._records") if core is not None else None
+record: Any = records_c.Maker if records_c is not None else _records_py.maker
 
 # The per-call pipeline state and its progress item; they read the fragment types above.
 from . import _calls_py  # noqa: E402

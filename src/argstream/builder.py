@@ -45,8 +45,9 @@ from .events import (
     ToolCallArgumentProgress,
     ToolCallRequest,
     ToolCallStart,
+    _now,
 )
-from ._backend import ArgumentCall
+from ._backend import ArgumentCall, record
 from .parser import IncrementalArgParser
 
 __all__ = ["EventBuilder", "INCOMPLETE", "TOOL_MAX_DEPTH"]
@@ -120,11 +121,18 @@ class _Json:
             violations: Sequence[Any] = self.violations
             if self.schema is not None and call.validator is None and call.error is None:
                 violations = self.schema.validate(value)  # the name came after the arguments
-            return ToolCallRequest(call.id, call.name, value, call.error, tuple(violations))
-        return ChatStructured(value, call.error)
+            return _request(call.id, call.name, value, call.error, tuple(violations))
+        return _structured(value, call.error)
 
 
 _Buffer = Union[_Text, _Json]
+
+# What each flush makes, without the dataclass ``__init__`` (``_records``): a fixed cost of every call.
+_request = record(ToolCallRequest)
+_structured = record(ChatStructured)
+_message = record(ChatMessage)
+_reasoning = record(ChatReasoning)
+_conversation_event = record(ConversationEvent)
 
 
 TOOL_MAX_DEPTH = 64
@@ -421,10 +429,10 @@ class EventBuilder:
 def _event(buffer: _Buffer) -> ConversationEvent:
     if type(buffer) is _Text:
         text = "".join(buffer.pieces)
-        kind: Any = ChatMessage(text) if buffer.cls is Message else ChatReasoning(text)
+        kind: Any = _message(text) if buffer.cls is Message else _reasoning(text)
     else:
         kind = buffer.event_kind()
-    return ConversationEvent(kind, metadata=buffer.metadata)
+    return _conversation_event(kind, _now(), buffer.metadata)
 
 
 def _mismatch(index: int, buffer: _Buffer, part: Any) -> TypeError:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Union
 
-from ._backend import PipelineBase
+from ._backend import PipelineBase, record
 from .builder import EventBuilder
 from .errors import ArgumentStreamError, Repair
 from .events import (
@@ -182,6 +182,16 @@ class StreamFinished(JsonForm):
         return [e.kind for e in self.events if type(e.kind) is ToolCallRequest]
 
 
+# The items each stream makes a few of, made without the dataclass ``__init__`` (``_records``): about
+# 0.1 us each against 0.4-1.2 us, a fixed cost of every stream (a whole-argument call pays it per call).
+_started = record(ToolCallStarted)
+_text_delta = record(TextDelta)
+_reasoning_delta = record(ReasoningDelta)
+_structured_delta = record(StructuredDelta)
+_call_finished = record(ToolCallFinished)
+_stream_finished = record(StreamFinished)
+
+
 StreamItem = Union[
     TextDelta, ReasoningDelta, StructuredDelta, ToolCallStarted, ToolCallArgumentProgress, ToolCallFailed,
     ToolCallViolation, ToolCallFinished, StreamFinished,
@@ -253,7 +263,7 @@ class ToolStreamState:
                 progress = self.builder.handle_part(index, part, event.metadata)
                 if call is None:
                     call = self._calls[index]
-                    out: list[Any] = [ToolCallStarted(call.id, call.name, index)]
+                    out: list[Any] = [_started(call.id, call.name, index)]
                     out += progress
                 else:
                     out = progress
@@ -262,11 +272,11 @@ class ToolStreamState:
                 return out
             self.builder.handle_part(index, part, event.metadata)
             if pcls is Message:
-                return [TextDelta(part.text, index)] if part.text else []
+                return [_text_delta(part.text, index)] if part.text else []
             if pcls is Reasoning:
-                return [ReasoningDelta(part.text, index)] if part.text else []
+                return [_reasoning_delta(part.text, index)] if part.text else []
             if pcls is Structured:
-                return [StructuredDelta(part.chunk, index)] if part.chunk else []
+                return [_structured_delta(part.chunk, index)] if part.chunk else []
             return []
         if type(event) is Flush:
             index = event.index
@@ -283,8 +293,8 @@ class ToolStreamState:
                 if kind.error is not None and not closing.failed:
                     items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
                 repairs = closing.parser.repairs if closing is not None and closing.lenient else ()
-                items.append(ToolCallFinished(kind.id, kind.name, kind.arguments, kind.error, index, flushed,
-                                              kind.violations, tuple(repairs)))
+                items.append(_call_finished(kind.id, kind.name, kind.arguments, kind.error, index, flushed,
+                                            kind.violations, tuple(repairs)))
                 return items
             return []
         if type(event) is Finished:
@@ -296,7 +306,7 @@ class ToolStreamState:
                 if type(kind) is ToolCallRequest and kind.error is not None and not calls[index].failed:
                     items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
                 incomplete.append(leftover)
-            items.append(StreamFinished(event.reason, tuple(self._events), tuple(incomplete), event.metadata))
+            items.append(_stream_finished(event.reason, tuple(self._events), tuple(incomplete), event.metadata))
             self._events = []
             return items
         raise TypeError(f"not an event: {event!r}")

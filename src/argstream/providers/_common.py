@@ -6,7 +6,8 @@ Field access
     ``reasoning_content`` land; other objects by attribute). :func:`fields` gives all of an
     object's fields as one mapping, for hot paths that read several. :func:`plain` turns an SDK
     object into plain dicts and lists (for metadata), and :func:`json_text` serialises a
-    whole-object argument value.
+    whole-object argument value. :func:`call_start`, :func:`call_arguments` and :func:`flush` make a
+    tool call's events without the dataclasses' ``__init__``, for adapters that send a call whole.
 
 Adapters
     An adapter is one stream's state machine: subclass :class:`Adapter`, implement ``feed(item)``
@@ -41,14 +42,37 @@ from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, It
 from typing import Any
 
 from .. import _backend
-from ..events import Event, Finished, FinishReason, Flush, Part, Structured, ToolCall, ToolCallStart
+from ..events import ArgumentChunk, Event, Finished, FinishReason, Flush, Part, Structured, ToolCall, ToolCallStart
 
 __all__ = [
-    "Adapter", "ProviderProtocolError", "Slots", "adrive", "drive", "fields", "finish_reason", "get", "get_list",
-    "json_text", "plain", "text_field",
+    "Adapter", "ProviderProtocolError", "Slots", "adrive", "call_arguments", "call_start", "drive", "fields",
+    "finish_reason", "flush", "get", "get_list", "json_text", "plain", "text_field",
 ]
 
 _MISSING = object()
+
+# A call's events, made without the dataclass ``__init__``s (``_records``; ``_check`` still reads every
+# event an adapter returns): a whole-argument call (Gemini, Ollama) makes its three per call.
+_part = _backend.record(Part)
+_tool_call = _backend.record(ToolCall)
+_start = _backend.record(ToolCallStart)
+_chunk = _backend.record(ArgumentChunk)
+_flush = _backend.record(Flush)
+
+
+def call_start(index: int, call_id: str, name: str, metadata: dict[str, Any] | None = None) -> Part:
+    """``Part(index, ToolCall(ToolCallStart(call_id, name)), metadata or {})``."""
+    return _part(index, _tool_call(_start(call_id, name)), {} if metadata is None else metadata)
+
+
+def call_arguments(index: int, text: str) -> Part:
+    """``Part(index, ToolCall(ArgumentChunk(text)))``."""
+    return _part(index, _tool_call(_chunk(text)), {})
+
+
+def flush(index: int, metadata: dict[str, Any] | None = None) -> Flush:
+    """``Flush(index, metadata or {})``."""
+    return _flush(index, {} if metadata is None else metadata)
 
 
 class ProviderProtocolError(ValueError):

@@ -79,8 +79,11 @@ from ._common import (
     Adapter,
     ProviderProtocolError,
     adrive,
+    call_arguments,
+    call_start,
     drive,
     finish_reason,
+    flush,
     get,
     get_list,
     json_string_body,
@@ -564,10 +567,10 @@ class GeminiAdapter(Adapter):
             flush_meta["id_generated"] = True
         self._calls += 1
         self._response_calls = True
-        out.append(Part(index, ToolCall(ToolCallStart(call_id, name or "")), meta))
+        out.append(call_start(index, call_id, name or "", meta))
         if args is not None:
-            out.append(Part(index, ToolCall(ArgumentChunk(json_text(args)))))
-            out.append(Flush(index, flush_meta))
+            out.append(call_arguments(index, json_text(args)))
+            out.append(flush(index, flush_meta))
             return
         writer = PartialArgsWriter()
         self._call = (index, writer)

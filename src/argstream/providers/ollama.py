@@ -42,7 +42,9 @@ from ..events import (
     ToolCall,
     ToolCallStart,
 )
-from ._common import Adapter, adrive, drive, finish_reason, get, get_list, json_text
+from ._common import (
+    Adapter, adrive, call_arguments, call_start, drive, finish_reason, flush, get, get_list, json_text,
+)
 
 __all__ = ["OllamaAdapter", "to_events", "ato_events"]
 
@@ -131,13 +133,13 @@ class OllamaAdapter(Adapter):
             meta["id_generated"] = True
         self._calls += 1
         self._response_calls = True
-        out.append(Part(index, ToolCall(ToolCallStart(call_id, get(function, "name", "")))))
+        out.append(call_start(index, call_id, get(function, "name", "")))
         arguments = get(function, "arguments")
         if arguments is not None:
             text = arguments if isinstance(arguments, str) else json_text(arguments)
             if text:
-                out.append(Part(index, ToolCall(ArgumentChunk(text))))
-        out.append(Flush(index, meta))
+                out.append(call_arguments(index, text))
+        out.append(flush(index, meta))
 
 
 def adapter() -> OllamaAdapter:

@@ -1,0 +1,130 @@
+"""``_records.Maker``: the library's frozen dataclasses made without their ``__init__`` are the instances
+``cls(*values)`` makes (same type, the very field values, equal, same hash, repr, pickle and JSON form),
+still frozen; and only classes it can make that way are taken, on either backend."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from argstream import _backend, _records_py
+from argstream.aggregate import Completed
+from argstream.events import (
+    ArgumentChunk, ChatMessage, ChatReasoning, ChatStructured, ConversationEvent, Finished, Flush, Part, ToolCall,
+    ToolCallRequest, ToolCallStart,
+)
+from argstream.stream import (
+    ReasoningDelta, StreamFinished, StructuredDelta, TextDelta, ToolCallFinished, ToolCallStarted,
+)
+
+from conftest import REQUIRE_EXTENSION
+
+MADE = [ToolCallStarted, TextDelta, ReasoningDelta, StructuredDelta, ToolCallFinished, StreamFinished, ToolCallRequest,
+        ChatStructured, ChatMessage, ChatReasoning, ConversationEvent, Part, ToolCall, ToolCallStart, ArgumentChunk,
+        Flush, Finished, Completed]
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5),
+                   st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.tuples(st.integers()))
+
+
+def compiled_maker() -> Any:
+    if _backend.records_c is None:
+        if REQUIRE_EXTENSION:
+            pytest.fail("ARGSTREAM_REQUIRE_EXTENSION is set but the compiled core is not in use")
+        pytest.skip("the compiled core is not in use")
+    return _backend.records_c.Maker
+
+
+def valid(cls: type, values: list[Any]) -> list[Any]:
+    """``values`` made acceptable to the classes whose ``__post_init__`` checks a field's type."""
+    if cls is Part:
+        values[1] = ToolCall(ArgumentChunk("x"))
+    if cls is ToolCall:
+        values[0] = ToolCallStart("i", "n")
+    if cls is ConversationEvent:
+        values[0] = ChatMessage("x")
+    return values
+
+
+@pytest.mark.parametrize("cls", MADE, ids=lambda c: c.__name__)
+@given(data=st.data())
+def test_a_made_instance_is_the_one_init_makes(cls: type, data: st.DataObject) -> None:
+    maker = compiled_maker()(cls)
+    values = valid(cls, [data.draw(VALUES) for _ in dataclasses.fields(cls)])
+    made, built = maker(*values), cls(*values)
+    assert type(made) is cls
+    assert all(getattr(made, f.name) is v for f, v in zip(dataclasses.fields(cls), values))
+    assert made == built and repr(made) == repr(built)
+    try:
+        expected_hash: Any = hash(built)
+    except TypeError:  # a dict among the values
+        with pytest.raises(TypeError):
+            hash(made)
+    else:
+        assert hash(made) == expected_hash
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, dataclasses.fields(cls)[0].name, 1)
+    if all(type(v) is not dict for v in values):
+        assert pickle.loads(pickle.dumps(made)) == built
+
+
+def test_the_library_makes_each_class_the_same_way_on_either_backend() -> None:
+    for cls in MADE:
+        assert _records_py.maker(cls) is cls  # the twin: the class itself, its __init__ runs
+        if _backend.records_c is not None:
+            assert repr(_backend.records_c.Maker(cls)) == f"Maker({cls.__qualname__})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Fine:
+    a: int
+    b: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class _NoSlots:
+    a: int
+
+
+@dataclasses.dataclass(slots=True)
+class _NotFrozen:
+    a: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _NotInit:
+    a: int
+    b: int = dataclasses.field(default=0, init=False)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _OwnNew:
+    a: int
+
+    def __new__(cls, *args: Any) -> Any:
+        return super().__new__(cls)
+
+
+class _Plain:
+    __slots__ = ("a",)
+
+
+@pytest.mark.parametrize("cls", [_NoSlots, _NotFrozen, _NotInit, _OwnNew, _Plain, int, dict], ids=repr)
+def test_any_other_class_is_refused_on_either_backend(cls: type) -> None:
+    with pytest.raises(TypeError):
+        _records_py.maker(cls)
+    if _backend.records_c is not None:
+        with pytest.raises(TypeError):
+            _backend.records_c.Maker(cls)
+
+
+def test_every_field_is_given() -> None:
+    maker = compiled_maker()(_Fine)
+    assert maker(1, "x") == _Fine(1, "x")
+    for values in [(1,), (1, "x", 2), ()]:
+        with pytest.raises(TypeError, match="takes 2 values"):
+            maker(*values)
