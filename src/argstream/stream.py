@@ -345,7 +345,7 @@ class StreamPipeline(PipelineBase):
         self._run = _Run(adapter)
         self._chunk = getattr(adapter, "chunk", None)
         self._argument = state.argument
-        self._feed = state.feed
+        self._feed = state.feed if state._text is not None else state._feed_one  # one call less per event
         self._calls = state.builder.calls
         self._report = _report
         self.count = 0

@@ -42,22 +42,27 @@ from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, It
 from typing import Any
 
 from .. import _backend
-from ..events import ArgumentChunk, Event, Finished, FinishReason, Flush, Part, Structured, ToolCall, ToolCallStart
+from ..events import (
+    ArgumentChunk, Event, Finished, FinishReason, Flush, Message, Part, Reasoning, Structured, ToolCall, ToolCallStart,
+)
 
 __all__ = [
     "Adapter", "ProviderProtocolError", "Slots", "adrive", "call_arguments", "call_start", "drive", "fields",
-    "finish_reason", "flush", "get", "get_list", "json_text", "plain", "text_field",
+    "finish_reason", "finished", "flush", "get", "get_list", "json_text", "plain", "text_field", "text_part",
 ]
 
 _MISSING = object()
 
-# A call's events, made without the dataclass ``__init__``s (``_records``; ``_check`` still reads every
-# event an adapter returns): a whole-argument call (Gemini, Ollama) makes its three per call.
+# Events made without the dataclasses' ``__init__`` (``_records``; ``_check`` still reads every event an
+# adapter returns): a whole-argument call (Gemini, Ollama) makes its three, and its response's text and
+# finish, per call.
 _part = _backend.record(Part)
 _tool_call = _backend.record(ToolCall)
 _start = _backend.record(ToolCallStart)
 _chunk = _backend.record(ArgumentChunk)
 _flush = _backend.record(Flush)
+_finished = _backend.record(Finished)
+_text_kinds: dict[type, Any] = {Message: _backend.record(Message), Reasoning: _backend.record(Reasoning)}
 
 
 def call_start(index: int, call_id: str, name: str, metadata: dict[str, Any] | None = None) -> Part:
@@ -73,6 +78,16 @@ def call_arguments(index: int, text: str) -> Part:
 def flush(index: int, metadata: dict[str, Any] | None = None) -> Flush:
     """``Flush(index, metadata or {})``."""
     return _flush(index, {} if metadata is None else metadata)
+
+
+def text_part(index: int, kind: type, text: str, metadata: dict[str, Any] | None = None) -> Part:
+    """``Part(index, kind(text), metadata or {})`` for ``kind`` ``Message`` or ``Reasoning``."""
+    return _part(index, _text_kinds[kind](text), {} if metadata is None else metadata)
+
+
+def finished(reason: FinishReason, metadata: dict[str, Any]) -> Finished:
+    """``Finished(reason, metadata)``."""
+    return _finished(reason, metadata)
 
 
 class ProviderProtocolError(ValueError):

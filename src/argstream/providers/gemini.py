@@ -83,12 +83,14 @@ from ._common import (
     call_start,
     drive,
     finish_reason,
+    finished,
     flush,
     get,
     get_list,
     json_string_body,
     json_text,
     plain,
+    text_part,
 )
 
 __all__ = [
@@ -461,7 +463,7 @@ class GeminiAdapter(Adapter):
 
     def _close_text(self, out: list[Event]) -> None:
         if self._text is not None:
-            out.append(Flush(self._text[0]))
+            out.append(flush(self._text[0]))
             self._text = None
 
     def _close_call(self, out: list[Event], ended: bool = False) -> None:
@@ -509,7 +511,7 @@ class GeminiAdapter(Adapter):
             usage = _field(item, "usage_metadata", "usageMetadata")
             if usage is not None:
                 meta["usage"] = plain(usage)
-            out.append(Finished(self._reason(reason), meta))
+            out.append(finished(self._reason(reason), meta))
             self._response_calls = False
         return out
 
@@ -538,7 +540,7 @@ class GeminiAdapter(Adapter):
         if self._text is None or self._text[1] is not cls:
             self._close_text(out)
             self._text = (self._index(), cls)
-        out.append(Part(self._text[0], cls(text or ""), meta))
+        out.append(text_part(self._text[0], cls, text or "", meta))
 
     def _function_call(self, call: Any, meta: dict[str, Any], out: list[Event]) -> None:
         name = get(call, "name")

@@ -30,21 +30,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from ..events import (
-    ArgumentChunk,
-    Event,
-    Finished,
-    FinishReason,
-    Flush,
-    Message,
-    Part,
-    Reasoning,
-    ToolCall,
-    ToolCallStart,
-)
+from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    Adapter, adrive, call_arguments, call_start, drive, finish_reason, flush, get, get_list, json_text,
+    Adapter, adrive, call_arguments, call_start, drive, finish_reason, flush, get, get_list, json_text, text_part,
 )
+from ._common import finished as make_finished  # (``finished`` is the name of the event it makes below)
 
 __all__ = ["OllamaAdapter", "to_events", "ato_events"]
 
@@ -72,7 +62,7 @@ class OllamaAdapter(Adapter):
 
     def _close_text(self, out: list[Event]) -> None:
         if self._text is not None:
-            out.append(Flush(self._text[0]))
+            out.append(flush(self._text[0]))
             self._text = None
 
     def _run(self, cls: type, text: str, out: list[Event]) -> None:
@@ -81,7 +71,7 @@ class OllamaAdapter(Adapter):
         if self._text is None or self._text[1] is not cls:
             self._close_text(out)
             self._text = (self._index(), cls)
-        out.append(Part(self._text[0], cls(text)))
+        out.append(text_part(self._text[0], cls, text))
 
     def feed(self, item: Any) -> list[Event]:
         """Translate one NDJSON line (or ``ChatResponse``)."""
@@ -108,7 +98,7 @@ class OllamaAdapter(Adapter):
             usage = {k: get(item, k) for k in _USAGE if get(item, k) is not None}
             if usage:
                 meta["usage"] = usage
-            finished = Finished(finish_reason(reason, self._response_calls), meta)
+            finished = make_finished(finish_reason(reason, self._response_calls), meta)
             if done_reason in ("load", "unload") and self._empty and not out:
                 self._held = finished
             else:
