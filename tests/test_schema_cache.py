@@ -117,3 +117,16 @@ def test_the_cache_is_bounded() -> None:
     for n in range(builder_module._SCHEMA_CACHE_SIZE + 10):
         EventBuilder(tools={"fs": {"type": "object", "properties": {f"p{n}": {"type": "string"}}}})
     assert len(builder_module._SCHEMA_CACHE) == builder_module._SCHEMA_CACHE_SIZE
+
+
+def test_the_order_of_keys_is_the_callers() -> None:
+    """Two definitions that differ only in the order of their keys are two entries, each compiled from
+    its own order (what the order of checks, and so of violations, follows)."""
+    forward = tools()
+    backward = {"fs": {k: SCHEMA[k] for k in reversed(list(SCHEMA))}}
+    backward["fs"]["properties"] = {k: SCHEMA["properties"][k] for k in reversed(list(SCHEMA["properties"]))}
+    for defs in (forward, backward, forward, backward):
+        compiled = EventBuilder(tools=defs)._schemas["fs"]
+        assert list(compiled.source) == list(defs["fs"])
+        assert list(compiled.source["properties"]) == list(defs["fs"]["properties"])
+    assert len(builder_module._SCHEMA_CACHE) == 2

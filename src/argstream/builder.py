@@ -47,7 +47,7 @@ from .events import (
     ToolCallStart,
     _now,
 )
-from ._backend import ArgumentCall, record
+from ._backend import ArgumentCall, encode_c, record
 from .parser import IncrementalArgParser
 
 __all__ = ["EventBuilder", "INCOMPLETE", "TOOL_MAX_DEPTH"]
@@ -184,14 +184,16 @@ def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
     """The compiled ``schemas`` from the cache, compiling and keeping them on a miss; ``None`` when they
     are not plain JSON (the caller compiles them as they are, every time).
 
-    The key is the schemas' canonical JSON text, and what is compiled is that text decoded again: a
-    copy that the cache owns, so a caller that changes its dicts afterwards cannot change what a
-    later stream checks. Schemas count as plain JSON when that copy equals them (so a tuple, an int
-    key or a NaN, which the text alone would not tell apart from a list, a str key or itself, are
-    never taken from the cache). An invalid schema is not kept: it fails as it always did.
+    The key is the schemas' JSON text (keys in their order), and what is compiled is that text decoded
+    again: a copy that the cache owns, so a caller that changes its dicts afterwards cannot change
+    what a later stream checks. Schemas count as plain JSON when that copy equals them (so a tuple,
+    an int key or a NaN, which the text alone would not tell apart from a list, a str key or itself,
+    are never taken from the cache). An invalid schema is not kept: it fails as it always did.
     """
+    key = _schema_text(schemas)
+    if key is None:
+        return None
     try:
-        key = json.dumps(schemas, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         hit = _SCHEMA_CACHE.get(key)
         if hit is not None:
             return hit[1] if hit[0] == schemas else None
@@ -208,6 +210,17 @@ def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
         _SCHEMA_CACHE.pop(next(iter(_SCHEMA_CACHE)), None)
     _SCHEMA_CACHE[key] = (plain, compiled)
     return compiled
+
+
+def _schema_text(schemas: Mapping[str, Any]) -> str | None:
+    """The JSON text of ``schemas``, or ``None`` when they are not JSON: the compiled writer when the core
+    is compiled (1 us for a small tool, ``None`` for anything but exact plain types), else ``json.dumps``."""
+    if encode_c is not None:
+        return encode_c.compact(schemas)
+    try:
+        return json.dumps(schemas, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _json_type(value: Any) -> str:
