@@ -130,3 +130,28 @@ def test_the_order_of_keys_is_the_callers() -> None:
         assert list(compiled.source) == list(defs["fs"])
         assert list(compiled.source["properties"]) == list(defs["fs"]["properties"])
     assert len(builder_module._SCHEMA_CACHE) == 2
+
+
+def test_streams_on_several_threads_share_the_cache_safely() -> None:
+    """Threads compiling, evicting and reading at once: every builder checks its own tools."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for n in range(40):
+                limit = 1 + (k * 40 + n) % 90  # more distinct tools than the cache holds: evictions
+                defs = {"fs": {"type": "object", "properties": {"path": {"type": "string", "maxLength": limit}}}}
+                ok = finished({"path": "x" * limit}, defs).ok
+                too_long = finished({"path": "x" * (limit + 1)}, defs).ok
+                assert ok and not too_long, limit
+        except BaseException as exc:  # noqa: BLE001 - reported on the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(builder_module._SCHEMA_CACHE) <= builder_module._SCHEMA_CACHE_SIZE

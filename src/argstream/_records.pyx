@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True, binding=False
+# cython: language_level=3, embedsignature=True, binding=False, freethreading_compatible=True
 """Instances of the library's frozen, slotted dataclasses made without their ``__init__``.
 
 A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` and then runs

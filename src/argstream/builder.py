@@ -23,6 +23,7 @@ reported as complete: :meth:`EventBuilder.handle_finished` returns them marked i
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union, final
 
@@ -178,6 +179,7 @@ def _compile_schemas(schemas: Mapping[str, Any]) -> dict[str, Any]:
 
 _SCHEMA_CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
 _SCHEMA_CACHE_SIZE = 64
+_SCHEMA_CACHE_LOCK = threading.Lock()  # streams on several threads: one evicts while another inserts
 
 
 def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -206,9 +208,10 @@ def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
         compiled = _compile_schemas(plain)
     except Exception:  # noqa: BLE001 - the caller compiles the tools as given, which raises their own error
         return None
-    if len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_SIZE:
-        _SCHEMA_CACHE.pop(next(iter(_SCHEMA_CACHE)), None)
-    _SCHEMA_CACHE[key] = (plain, compiled)
+    with _SCHEMA_CACHE_LOCK:
+        if len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_SIZE:
+            _SCHEMA_CACHE.pop(next(iter(_SCHEMA_CACHE)), None)
+        _SCHEMA_CACHE[key] = (plain, compiled)
     return compiled
 
 
