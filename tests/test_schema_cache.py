@@ -155,3 +155,16 @@ def test_streams_on_several_threads_share_the_cache_safely() -> None:
     for thread in threads:
         thread.join()
     assert not errors and len(builder_module._SCHEMA_CACHE) <= builder_module._SCHEMA_CACHE_SIZE
+
+
+def test_the_cache_holds_a_bounded_amount_of_schema_text() -> None:
+    """Tool definitions may come from a server the application does not control: a schema too large is
+    compiled as given and not kept, and the kept text never passes the bound, however many arrive."""
+    huge = {"fs": {"type": "object", "description": "x" * (builder_module._SCHEMA_CACHE_TEXT // 8 + 1)}}
+    EventBuilder(tools=huge)
+    assert not builder_module._SCHEMA_CACHE
+    for n in range(30):
+        big = {"fs": {"type": "object", "description": f"{n}" + "y" * (builder_module._SCHEMA_CACHE_TEXT // 10)}}
+        EventBuilder(tools=big)
+        assert sum(map(len, builder_module._SCHEMA_CACHE)) <= builder_module._SCHEMA_CACHE_TEXT
+    assert 1 <= len(builder_module._SCHEMA_CACHE) < 10

@@ -178,7 +178,8 @@ def _compile_schemas(schemas: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _SCHEMA_CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
-_SCHEMA_CACHE_SIZE = 64
+_SCHEMA_CACHE_SIZE = 64  # entries
+_SCHEMA_CACHE_TEXT = 1 << 20  # characters of schema text kept in all (tools may come from an MCP server)
 _SCHEMA_CACHE_LOCK = threading.Lock()  # streams on several threads: one evicts while another inserts
 
 
@@ -190,10 +191,12 @@ def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
     again: a copy that the cache owns, so a caller that changes its dicts afterwards cannot change
     what a later stream checks. Schemas count as plain JSON when that copy equals them (so a tuple,
     an int key or a NaN, which the text alone would not tell apart from a list, a str key or itself,
-    are never taken from the cache). An invalid schema is not kept: it fails as it always did.
+    are never taken from the cache). An invalid schema is not kept: it fails as it always did. The
+    cache holds at most 64 entries and 1M characters of schema text, and no one schema of more than
+    an eighth of that: tool definitions may come from a server the application does not control.
     """
     key = _schema_text(schemas)
-    if key is None:
+    if key is None or len(key) > _SCHEMA_CACHE_TEXT // 8:
         return None
     try:
         hit = _SCHEMA_CACHE.get(key)
@@ -208,9 +211,10 @@ def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
         compiled = _compile_schemas(plain)
     except Exception:  # noqa: BLE001 - the caller compiles the tools as given, which raises their own error
         return None
-    with _SCHEMA_CACHE_LOCK:
-        if len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_SIZE:
-            _SCHEMA_CACHE.pop(next(iter(_SCHEMA_CACHE)), None)
+    with _SCHEMA_CACHE_LOCK:  # a miss: counting the kept text (64 keys at most) costs nothing beside compiling
+        while _SCHEMA_CACHE and (len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_SIZE
+                                 or sum(map(len, _SCHEMA_CACHE)) + len(key) > _SCHEMA_CACHE_TEXT):
+            del _SCHEMA_CACHE[next(iter(_SCHEMA_CACHE))]
         _SCHEMA_CACHE[key] = (plain, compiled)
     return compiled
 
