@@ -280,6 +280,9 @@ VIOLATIONS = {
     "parent done while a child is open": [E("a", String("x")), DONE],
     "unknown empty kind": [Empty("set")],
     "flat: next item while one is open": [((0,), String("x")), ((1,), String("y"))],
+    "a step that is neither a key nor an index": [((True,), Scalar(1))],
+    "a float index": [A(0, Scalar(1)), A(0, DONE), ((1.0,), Scalar(2))],
+    "a key that is a str subclass's": [(("a",), Scalar(1)), (("a",), DONE), ((type("K", (str,), {})("b"),), Scalar(2))],
 }
 
 
