@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True, binding=False, freethreading_compatible=True
+# cython: language_level=3, embedsignature=True, binding=False
 """The compiled ``FragmentAggregator``: ``_aggregate_py``'s, which this follows line by line.
 
 The same fragments in (either backend's types, nested or flat), the same values, ``Completed`` and
