@@ -8,7 +8,9 @@ be left in the same state by what they refused.
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from typing import Any
 
 import pytest
@@ -152,3 +154,68 @@ def test_a_completed_path_is_a_tuple_of_the_steps_taken() -> None:
     agg.push((("k",), _fragments_py.Scalar(1)))
     done = agg.push((["k"], _fragments_py.DONE))
     assert type(done.path) is tuple and done.path == ("k",)
+
+
+COPIES = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": lambda agg: pickle.loads(pickle.dumps(agg))}
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON, at=st.integers(0, 200), how=st.sampled_from(sorted(COPIES)))
+def test_a_copy_mid_stream_goes_on_as_the_original_would(value: Any, at: int, how: str) -> None:
+    """Copied, deep-copied or pickled at any fragment, either aggregator goes on to the same values as
+    one never copied (a value not complete yet stays not complete: its marker survives the copy)."""
+    parser = IncrementalArgParserPy(flat=True)
+    fragments = parser.push(json.dumps(value)) + parser.finish()
+    at = min(at, len(fragments))
+    for cls in TWINS:
+        original = cls()
+        for fragment in fragments[:at]:
+            original.push(fragment)
+        copied = COPIES[how](original)
+        assert type(copied) is cls and copied.done == original.done
+        if how != "copy":  # a shallow copy shares the containers, as any shallow copy does
+            assert canon(copied.snapshot()) == canon(original.snapshot())
+        for fragment in fragments[at:]:
+            copied.push(fragment)
+        assert canon(copied.value) == canon(value)
+
+
+def test_a_pickle_of_either_restores_in_the_other() -> None:
+    parser = IncrementalArgParserPy(flat=True)
+    fragments = parser.push('{"a": [1, {"b": "xy"}], "c": "z') + parser.push('w"}') + parser.finish()
+    for source, target in (TWINS, TWINS[::-1]):
+        agg = source()
+        for fragment in fragments[:6]:
+            agg.push(fragment)
+        state = agg.__reduce__()[1][1:]
+        moved = target.__new__(target)
+        moved._set_state(*pickle.loads(pickle.dumps(state)))
+        for fragment in fragments[6:]:
+            moved.push(fragment)
+        assert moved.value == {"a": [1, {"b": "xy"}], "c": "zw"}
+
+
+@pytest.mark.parametrize("frames, root", [
+    ((), aggregate.FragmentAggregatorPy().__reduce__()[1][2]),  # no root frame while the root is open
+    ([(None, 0, None, [], False)], None),  # not a tuple
+    (((None, 0, None, []),), None),  # a frame of four fields
+    (((None, 9, None, [], False),), None),  # no such kind
+    (((None, 1, [], [], False),), None),  # an object frame holding a list
+    (((None, 2, {}, [], False),), None),  # an array frame holding a dict
+    (((None, 3, None, None, False),), None),  # pieces that are not a list
+    (((None, 0, None, [], 0),), None),  # placed that is not a bool
+    ((("a", 0, None, [], False),), None),  # a root frame with a step
+    (((None, 1, {}, [], True), (None, 0, None, [], False)), None),  # a child frame without one
+    (((None, 1, {}, [], True), (1.5, 0, None, [], False)), None),  # a step neither key nor index
+])
+def test_a_state_no_aggregator_could_be_in_is_refused(frames: Any, root: Any) -> None:
+    for cls in TWINS:
+        with pytest.raises(ValueError, match="not the state of a FragmentAggregator"):
+            cls.__new__(cls)._set_state(frames, root)
+
+
+def test_the_compiled_one_made_by_new_alone_is_empty() -> None:
+    agg = TWINS[0].__new__(TWINS[0])
+    assert agg.snapshot() is None and not agg.done
+    assert agg.push(((), _fragments_py.Scalar(3))) is None
+    assert agg.push(((), _fragments_py.DONE)) == aggregate.Completed((), 3)

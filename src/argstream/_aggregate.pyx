@@ -15,10 +15,12 @@ from argstream._fragments cimport ArrayItem, ObjectEntry, Scalar, String
 from argstream._records cimport new_instance, set_slot
 
 from argstream import _fragments_py
-from argstream._aggregate_py import Completed as _Completed, _pair
+from argstream._aggregate_py import _NO_VALUE, Completed as _Completed, _checked_state, _pair, _restore
 
 cdef object COMPLETED = _Completed
 cdef object PAIR = _pair
+cdef object CHECKED_STATE = _checked_state
+cdef object RESTORE = _restore
 cdef object PY_STRING = _fragments_py.String
 cdef object PY_SCALAR = _fragments_py.Scalar
 cdef object PY_ENTRY = _fragments_py.ObjectEntry
@@ -28,7 +30,7 @@ cdef object EMPTY_TYPE = _fragments_py.Empty
 cdef str PATH = u"path"
 cdef str VALUE = u"value"
 cdef tuple ROOT = ()
-cdef object NO_VALUE = object()
+cdef object NO_VALUE = _NO_VALUE  # the twin's marker, which copies and pickles keep
 
 cdef enum:
     UNKNOWN = 0
@@ -81,9 +83,32 @@ cdef class FragmentAggregator:
     ``ValueError``; this never happens with fragments from one parser.
     """
 
-    def __init__(self):
+    def __cinit__(self, *args, **kwargs):
+        # here, not in __init__: an instance made by __new__ alone is a valid empty aggregator (the C
+        # code reads _frames without checking it)
         self._frames = [new_frame(None)]
         self._root = NO_VALUE
+
+    def __reduce__(self):
+        """Copies and pickles, as the twin's: the open values' frames as plain tuples."""
+        cdef _Frame f
+        frames = tuple([(f.step, f.kind, f.value, f.pieces if f.pieces is not None else [], f.placed)
+                        for f in self._frames])
+        return RESTORE, (type(self), frames, self._root)
+
+    def _set_state(self, frames, root):
+        """``_aggregate_py._restore``'s second half: ``frames`` checked (as the twin checks them), then taken."""
+        cdef list made = []
+        cdef _Frame frame
+        for step, kind, value, pieces, placed in CHECKED_STATE(frames, root):
+            frame = new_frame(step)
+            frame.kind = kind
+            frame.value = value
+            frame.pieces = pieces
+            frame.placed = placed
+            made.append(frame)
+        self._frames = made
+        self._root = root
 
     @property
     def done(self):

@@ -19,7 +19,56 @@ from .fragments import Path
 __all__ = ["Completed", "FragmentAggregator"]
 
 _UNKNOWN, _OBJECT, _ARRAY, _STRING, _SCALAR = range(5)
-_NO_VALUE = object()
+
+
+class _NoValue:
+    """The marker of a value not complete yet: one object, which copying and pickling keep (an
+    aggregator copied before its root completed must still know it has not)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<no value yet>"
+
+    def __reduce__(self) -> str:
+        return "_NO_VALUE"  # pickled by name: this module's one instance
+
+    def __copy__(self) -> _NoValue:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _NoValue:
+        return self
+
+
+_NO_VALUE = _NoValue()
+
+
+def _restore(cls: Any, frames: Any, root: Any) -> Any:
+    """An aggregator of ``cls`` in the state that ``__reduce__`` gave (either implementation's; a state
+    that no aggregator could be in raises ``ValueError``)."""
+    aggregator = cls.__new__(cls)
+    aggregator._set_state(frames, root)
+    return aggregator
+
+
+def _checked_state(frames: Any, root: Any) -> list[tuple[Any, int, Any, list[str], bool]]:
+    """``frames`` as ``(step, kind, value, pieces, placed)`` tuples, each field of the type the aggregator
+    holds there; ``ValueError`` for anything else (an aggregator whose root is not complete has its
+    root frame, whose step is ``None``)."""
+    if type(frames) is not tuple or (root is _NO_VALUE and not frames):
+        raise ValueError("not the state of a FragmentAggregator")
+    out = []
+    for at, frame in enumerate(frames):
+        if type(frame) is not tuple or len(frame) != 5:
+            raise ValueError("not the state of a FragmentAggregator")
+        step, kind, value, pieces, placed = frame
+        if (type(kind) is not int or not _UNKNOWN <= kind <= _SCALAR or type(pieces) is not list
+                or type(placed) is not bool or (at == 0) != (step is None)
+                or (at and type(step) is not str and type(step) is not int)
+                or (kind == _OBJECT and type(value) is not dict) or (kind == _ARRAY and type(value) is not list)):
+            raise ValueError("not the state of a FragmentAggregator")
+        out.append((step, kind, value, pieces, placed))
+    return out
 
 
 def _pair(fragment: tuple[Any, ...]) -> tuple[Any, Any]:
@@ -62,6 +111,21 @@ class FragmentAggregator:
     def __init__(self) -> None:
         self._frames: list[_Frame] = [_Frame(None)]
         self._root: Any = _NO_VALUE
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Copies and pickles: the open values' frames as plain tuples (see :func:`_restore`)."""
+        frames = tuple((f.step, f.kind, f.value, f.pieces, f.placed) for f in self._frames)
+        return _restore, (type(self), frames, self._root)
+
+    def _set_state(self, frames: tuple[Any, ...], root: Any) -> None:
+        """:func:`_restore`'s second half: ``frames`` checked, then taken."""
+        made = []
+        for step, kind, value, pieces, placed in _checked_state(frames, root):
+            frame = _Frame(step)
+            frame.kind, frame.value, frame.pieces, frame.placed = kind, value, pieces, placed
+            made.append(frame)
+        self._frames = made
+        self._root = root
 
     @property
     def done(self) -> bool:
