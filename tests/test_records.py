@@ -128,3 +128,10 @@ def test_every_field_is_given() -> None:
     for values in [(1,), (1, "x", 2), ()]:
         with pytest.raises(TypeError, match="takes 2 values"):
             maker(*values)
+
+
+def test_a_maker_made_by_new_alone_makes_nothing() -> None:
+    maker_type = compiled_maker()
+    empty = maker_type.__new__(maker_type)
+    with pytest.raises(TypeError, match="no class"):
+        empty()

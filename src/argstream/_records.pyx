@@ -64,6 +64,8 @@ cdef class Maker:
     def __call__(self, *values):
         cdef Py_ssize_t i
         cdef object obj
+        if self.slots is None:  # made by __new__ alone: no class to make
+            raise TypeError("Maker has no class: make it with Maker(cls)")
         if PyTuple_GET_SIZE(values) != self.n:
             raise TypeError(f"{self.cls.__name__} takes {self.n} values, got {PyTuple_GET_SIZE(values)}")
         obj = argstream_new_instance(self.cls, NO_ARGS)
