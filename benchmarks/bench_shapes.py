@@ -26,6 +26,7 @@ import pytest
 
 from argstream import IncrementalArgParser, ToolCallFinished, iter_tool_stream
 from argstream.aggregate import FragmentAggregatorC, FragmentAggregatorPy
+from bench_events import parser_alone
 
 ARGUMENTS = {"path": "src/app/models.py", "edits": [
     {"old": f"field_{i} = Column(Integer)", "new": f"field_{i} = Column(BigInteger)", "count": i, "all": i % 3 == 0}
@@ -69,15 +70,6 @@ def _fragments() -> list[Any]:
 FRAGMENTS = _fragments()
 
 
-def parser_alone() -> int:
-    parser = IncrementalArgParser(flat=True, catch_duplicate_keys=True)
-    push = parser.push
-    n = 0
-    for delta in DELTAS:
-        n += len(push(delta))
-    return n + len(parser.finish())
-
-
 def wire_dicts() -> Any:
     out = None
     for item in iter_tool_stream(ITEMS, "anthropic"):
@@ -95,7 +87,7 @@ def aggregate(cls: Any) -> Any:
 
 
 CASES = {
-    "parser": (parser_alone, lambda n: n == len(FRAGMENTS)),
+    "parser": (lambda: parser_alone(DELTAS), lambda n: n == len(FRAGMENTS)),
     "wire-dicts": (wire_dicts, lambda value: value == ARGUMENTS),
     "aggregator": (lambda: aggregate(FragmentAggregatorC), lambda value: value == ARGUMENTS),
     "aggregator-twin": (lambda: aggregate(FragmentAggregatorPy), lambda value: value == ARGUMENTS),

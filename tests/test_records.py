@@ -135,3 +135,35 @@ def test_a_maker_made_by_new_alone_makes_nothing() -> None:
     empty = maker_type.__new__(maker_type)
     with pytest.raises(TypeError, match="no class"):
         empty()
+
+
+_WRONG_TYPES = {
+    "a Gemini call id that is a number": ("gemini", [{"candidates": [{"content": {"parts": [
+        {"functionCall": {"id": 7, "name": "fs", "args": {"a": 1}}}]}, "finishReason": "STOP"}]}]),
+    "a Gemini call name that is a list": ("gemini", [{"candidates": [{"content": {"parts": [
+        {"functionCall": {"name": ["fs"], "args": {"a": 1}}}]}, "finishReason": "STOP"}]}]),
+    "a Gemini text that is a number": ("gemini", [{"candidates": [{"content": {"parts": [{"text": 5}]},
+                                                                 "finishReason": "STOP"}]}]),
+    "an Ollama call name that is a number": ("ollama", [{"message": {"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"name": 3, "arguments": {"a": 1}}}]}, "done": True, "done_reason": "stop"}]),
+    "an Ollama content that is an object": ("ollama", [{"message": {"role": "assistant", "content": {"x": 1}},
+                                                        "done": True, "done_reason": "stop"}]),
+}
+
+
+@pytest.mark.parametrize("case", list(_WRONG_TYPES))
+def test_hostile_field_types_still_fail_where_events_skip_their_init(case: str) -> None:
+    """The whole-call and text events are made without ``__post_init__``: a model's wire item with a
+    field of the wrong type still ends the stream with ``ProviderProtocolError``, after
+    ``StreamFinished(ERROR)``, and no call is finished."""
+    from argstream import StreamFinished, ToolCallFinished, iter_tool_stream
+    from argstream.events import FinishReason
+    from argstream.providers import ProviderProtocolError
+
+    provider, items = _WRONG_TYPES[case]
+    got: list[Any] = []
+    with pytest.raises(ProviderProtocolError, match="wire item 0"):
+        for item in iter_tool_stream(items, provider):
+            got.append(item)
+    assert type(got[-1]) is StreamFinished and got[-1].reason is FinishReason.ERROR
+    assert not any(type(item) is ToolCallFinished for item in got)

@@ -5,12 +5,10 @@
 from __future__ import annotations
 
 import dataclasses
+from types import MemberDescriptorType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-_MEMBER = type(type("_Slotted", (), {"__slots__": ("x",)}).__dict__["x"])
-
 
 def checked_fields(cls: type) -> list[Any]:
     """The member descriptors of ``cls``'s fields, in field order; ``TypeError`` unless ``cls`` is a
@@ -26,7 +24,7 @@ def checked_fields(cls: type) -> list[Any]:
         if not field.init:
             raise TypeError(f"{cls.__qualname__}.{field.name} is not set by __init__")
         descr = next((k.__dict__[field.name] for k in cls.__mro__ if field.name in k.__dict__), None)
-        if type(descr) is not _MEMBER:
+        if type(descr) is not MemberDescriptorType:
             raise TypeError(f"{cls.__qualname__}.{field.name} is not a slot")
         slots.append(descr)
     return slots

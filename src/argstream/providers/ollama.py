@@ -32,9 +32,9 @@ from typing import Any
 
 from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    Adapter, adrive, call_arguments, call_start, drive, finish_reason, flush, get, get_list, json_text, text_part,
+    Adapter, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get, get_list, json_text,
+    text_part,
 )
-from ._common import finished as make_finished  # (``finished`` is the name of the event it makes below)
 
 __all__ = ["OllamaAdapter", "to_events", "ato_events"]
 
@@ -98,11 +98,11 @@ class OllamaAdapter(Adapter):
             usage = {k: get(item, k) for k in _USAGE if get(item, k) is not None}
             if usage:
                 meta["usage"] = usage
-            finished = make_finished(finish_reason(reason, self._response_calls), meta)
+            end = finished(finish_reason(reason, self._response_calls), meta)
             if done_reason in ("load", "unload") and self._empty and not out:
-                self._held = finished
+                self._held = end
             else:
-                out.append(finished)
+                out.append(end)
             self._response_calls = False
             self._empty = True
         elif out:
