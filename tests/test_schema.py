@@ -130,6 +130,42 @@ def test_combinators(make_parser):
     assert [v.keyword for v in Schema(all_of).validate("ab")] == ["maxLength"]
 
 
+def _every_cut(schema: Schema, text: str, make_parser) -> set[tuple]:
+    """The violations of ``text`` fed whole and cut in two or three at every place, each as one tuple."""
+    def run(chunks: list[str]) -> tuple:
+        parser, validator, found = make_parser(flat=True, spans=True), schema.validator(), []
+        for chunk in chunks:
+            found += validator.extend(parser.push(chunk), parser.spans, parser.keys)
+        found += validator.extend(parser.finish(), parser.spans, parser.keys)
+        return tuple(found)
+
+    cuts = [[text]] + [[text[:i], text[i:]] for i in range(1, len(text))]
+    cuts += [[text[:i], text[i:j], text[j:]] for i in range(1, len(text)) for j in range(i + 1, len(text))]
+    return {run(chunks) for chunks in cuts}
+
+
+@pytest.mark.parametrize("schema, text, expected", [
+    # three branches die on one piece; the group cites the one proven latest in the input (the maxLength 1
+    # branch, at "0"), as it does when the pieces are cut between its proof and the others'
+    ({"anyOf": [{"type": "string", "maxLength": 0}, {"type": "string", "maxLength": 1}, {"type": "integer"}]},
+     '"2024"', [("anyOf", 2, "no branch of anyOf fits (the last failed: string longer than maxLength 1)")]),
+    ({"oneOf": [{"maxLength": 3}, {"enum": ["ab"]}]}, '"abcdef"',
+     [("oneOf", 4, "no branch of oneOf fits (the last failed: string longer than maxLength 3)")]),
+    # allOf members fail on one piece: reported in input order, not in member order
+    ({"allOf": [{"maxLength": 1}, {"type": "integer"}]}, '"ab"',
+     [("type", 1, "string is not of type integer"), ("maxLength", 2, "string longer than maxLength 1")]),
+    # one schema's enum and maxLength: the earlier proving character wins, the enum on a tie
+    ({"enum": ["abc"], "maxLength": 1}, '"abz"', [("maxLength", 2, "string longer than maxLength 1")]),
+    ({"enum": ["abc"], "maxLength": 2}, '"abz"', [("enum", 3, "the string cannot become any value of enum ['abc']")]),
+])
+def test_which_violation_is_reported_does_not_depend_on_the_cut(make_parser, schema, text, expected):
+    outcomes = _every_cut(Schema(schema), text, make_parser)
+    assert len(outcomes) == 1, outcomes
+    assert [(v.keyword, v.offset, v.message) for v in outcomes.pop()] == expected
+    assert [(v.keyword, v.message) for v in Schema(schema).validate(json.loads(text))] == \
+        [(keyword, message) for keyword, _, message in expected]
+
+
 def test_ref_and_recursion():
     tree = {"$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}},
                                                                "v": {"type": "integer"}}}},

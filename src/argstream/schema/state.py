@@ -184,18 +184,21 @@ class _Value:
             return
         node = self.node
         length = self.length
+        # the character that breaks maxLength, if this piece holds it; the earlier proof is the one reported
+        over = node.max_length - length if node.max_length is not None and length + len(piece) > node.max_length \
+            else len(piece)
         candidates = self.candidates
         if candidates is not None:
             alive = [c for c in candidates if c.startswith(piece, length)]
             if not alive:
                 index = max(_common_prefix(c, piece, length) for c in candidates)
-                self._fail(node.enum_keyword, f"the string cannot become any value of {node.enum_keyword} "
-                           f"{_short(node.enum)}", span, piece, index)
-                return
+                if index <= over:
+                    self._fail(node.enum_keyword, f"the string cannot become any value of {node.enum_keyword} "
+                               f"{_short(node.enum)}", span, piece, index)
+                    return
             self.candidates = alive
-        if node.max_length is not None and length + len(piece) > node.max_length:
-            self._fail("maxLength", f"string longer than maxLength {node.max_length}", span, piece,
-                       node.max_length - length)
+        if over < len(piece):
+            self._fail("maxLength", f"string longer than maxLength {node.max_length}", span, piece, over)
             return
         self.length = length + len(piece)
         if self.pieces is not None:
@@ -368,7 +371,7 @@ class _Branch:
 class _Group:
     """``anyOf`` / ``oneOf``: every branch runs on the same events; the group fails when none can pass."""
 
-    __slots__ = ("keyword", "node", "report", "path", "branches", "alive", "reported")
+    __slots__ = ("keyword", "node", "report", "path", "branches", "alive", "reported", "latest", "latest_at")
 
     def __init__(self, keyword: str, node: Node, members: tuple[Node, ...], report: Report, path: Path) -> None:
         self.keyword = keyword
@@ -376,6 +379,8 @@ class _Group:
         self.report = report
         self.path = path
         self.reported = False
+        self.latest: Proof | None = None  # the failure latest in the input so far, which the group's report cites
+        self.latest_at: tuple[int, int] | None = None
         self.branches: list[tuple[_Branch, Any]] = []
         self.alive = len(members)
         for member in members:
@@ -383,11 +388,20 @@ class _Group:
             self.branches.append((sink, instantiate(member, sink, path)))
 
     def branch_failed(self, proof: Proof) -> tuple[Report, Proof] | None:
+        """Count a branch's death; the group's proof, once no branch is left.
+
+        The group fails where its last branch is proven wrong in the input, so its proof is the
+        branch proof latest in the input (ties: the later one found). Taking the last one found
+        instead would make the report depend on the chunking: branches that fail on one piece
+        fail in branch order, though the characters proving them differ."""
+        at = _position(proof)
+        if at is None or self.latest_at is None or at >= self.latest_at:
+            self.latest, self.latest_at = proof, at
         self.alive -= 1
         if self.alive or self.reported:
             return None
         self.reported = True
-        _, _, message, _, span, piece, index = proof
+        _, _, message, _, span, piece, index = self.latest  # type: ignore[misc]
         return self.report, (self.path, self.keyword, f"no branch of {self.keyword} fits (the last failed: {message})",
                              f"{self.node.location}/{self.keyword}", span, piece, index)
 
@@ -420,6 +434,15 @@ class _Group:
             self.reported = True
             deliver(self.report, (self.path, "oneOf", f"the value fits {self.alive} branches of oneOf, not exactly one",
                                   f"{self.node.location}/oneOf", span, None, 0))
+
+
+def _position(proof: Proof) -> tuple[int, int] | None:
+    """Where a proof lies in the input, as an order: the fragment's start, then the character in its
+    piece (a proof without one comes first). Proofs without spans have none: they keep the order found."""
+    span = proof[4]
+    if span is None:
+        return None
+    return span[0], -1 if proof[5] is None else proof[6]
 
 
 class _Fanout:

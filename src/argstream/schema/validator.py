@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
 from ..aggregate import FragmentAggregator
@@ -44,13 +45,16 @@ class Schema:
         return SchemaValidator(self, units=units)
 
     def validate(self, instance: Any) -> list[Violation]:
-        """The violations of a complete JSON value (their offsets are ``None``: no input to point into)."""
+        """The violations of a complete JSON value (their offsets are ``None``: no input to point into).
+
+        The value is checked as its compact JSON text, with spans, so that what is reported is what a
+        stream of that text reports, however it is cut; the offsets into that text are then dropped."""
         text = json.dumps(instance, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        parser = IncrementalArgParser(flat=True)
+        parser = IncrementalArgParser(flat=True, spans=True)
         validator = self.validator()
-        for fragment in parser.push(text) + parser.finish():
-            validator.feed(fragment)
-        return validator.violations
+        validator.extend(parser.push(text), parser.spans)
+        validator.extend(parser.finish(), parser.spans)
+        return [replace(v, offset=None) for v in validator.violations]
 
     def is_valid(self, instance: Any) -> bool:
         """Whether a complete value satisfies the schema."""
@@ -159,7 +163,19 @@ class SchemaValidator(PieceSkipper):
                 top.done(span, completed.value if completed is not None else None)
                 self._pop()
         self._skip_after(path)
-        return violations[before:] if len(violations) != before else _NOTHING
+        if len(violations) == before:
+            return _NOTHING
+        if len(violations) > before + 1:
+            self._in_input_order(before)
+        return violations[before:]
+
+    def _in_input_order(self, before: int) -> None:
+        """Sort what one fragment proved by offset (ties: the order found), as separate pushes would
+        have reported it: states check a piece one after another, not character by character."""
+        found = self.violations[before:]
+        if all(v.offset is not None for v in found):
+            found.sort(key=lambda v: v.offset)
+            self.violations[before:] = found
 
     def _sync(self) -> None:
         """Add the lengths of the pieces skipped since the last look to the string state that counts them."""
