@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import argstream
 from argstream.schema import ModelValidator, Schema, SchemaError, Violation, regex
@@ -248,6 +250,22 @@ def test_re2_and_the_bounded_engine_agree_on_the_ecmascript_translation(monkeypa
     with_re2 = [regex.compile_search(p)(t) for p, t in cases]
     monkeypatch.setattr(regex, "re2", None)
     assert with_re2 == [regex.compile_search(p, timeout=1.0)(t) for p, t in cases]
+
+
+@settings(max_examples=200)
+@given(st.sampled_from(["^[A-Za-z0-9_./-]+$", "é", "^.$", "(a|b)+c$", "\\d{2}", "^$", "[\\s]x", "^a.b$"]),
+       st.text(alphabet=st.sampled_from("ab c/é.\n1\u2028\ud800\U0001f600"), max_size=12))
+def test_re2_direct_match_agrees_with_the_wrappers_search(pattern, text):
+    """The schema check calls RE2's own ``Match`` (``regex._direct_match``); the public ``search`` is the
+    reference, surrogates replaced as the check replaces them."""
+    if regex.re2 is None:
+        pytest.skip("google-re2 not installed")
+    direct = regex.compile_search(pattern)
+    assert direct.__name__ == "direct"  # the installed google-re2 has the layout the fast call reads
+    options = regex.re2.Options()
+    options.log_errors = False
+    public = regex.re2.compile(regex._re2_syntax(regex.translate(pattern)), options)
+    assert direct(text) == (public.search(regex._SURROGATE.sub("\ufffd", text)) is not None)
 
 
 def test_lone_surrogates_do_not_crash_the_pattern_engine(make_parser):
