@@ -42,24 +42,23 @@ from typing import Any
 
 from .._backend import AnthropicFast
 from ..events import (
-    ArgumentChunk,
     Event,
-    Finished,
     FinishReason,
-    Flush,
     Message,
     Part,
     Reasoning,
     Structured,
-    ToolCall,
-    ToolCallStart,
 )
 from ._common import (
     Adapter,
     ProviderProtocolError,
     adrive,
+    call_arguments,
+    call_start,
     drive,
     finish_reason,
+    finished,
+    flush,
     get,
     get_list,
     json_text,
@@ -192,7 +191,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
             if server_name is not None:
                 metadata["server_name"] = server_name
             state.whole_input = get(block, "input")
-            return [Part(index, ToolCall(ToolCallStart(get(block, "id", ""), get(block, "name", ""))), metadata)]
+            return [call_start(index, get(block, "id", ""), get(block, "name", ""), metadata)]
         self._blocks[index] = _Block(_OTHER)
         return []  # tool results and other blocks without streamed content
 
@@ -217,7 +216,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
             if not text:
                 return []
             block.streamed = True
-            return [Part(index, ToolCall(ArgumentChunk(text)))]
+            return [call_arguments(index, text)]
         if dtype == "text_delta":
             text = text_field(delta, "text")
             return [Part(index, self._text(text))] if text else []
@@ -235,8 +234,8 @@ class AnthropicAdapter(AnthropicFast, Adapter):
             return []
         out: list[Event] = []
         if block.kind == _TOOL and not block.streamed and block.whole_input:
-            out.append(Part(index, ToolCall(ArgumentChunk(json_text(block.whole_input)))))
-        out.append(Flush(index, {"citations": block.citations} if block.citations else {}))
+            out.append(call_arguments(index, json_text(block.whole_input)))
+        out.append(flush(index, {"citations": block.citations} if block.citations else {}))
         return out
 
     def _message_stop(self) -> list[Event]:
@@ -252,7 +251,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
         return self._finish(out, finish_reason(mapped, self._client_tools), metadata)
 
     def _finish(self, out: list[Event], reason: FinishReason, metadata: dict[str, Any]) -> list[Event]:
-        out.append(Finished(reason, metadata))
+        out.append(finished(reason, metadata))
         self._blocks.clear()
         self._open = False
         self._done = True

@@ -40,26 +40,25 @@ from typing import Any
 
 from .._backend import ChatFast
 from ..events import (
-    ArgumentChunk,
     Event,
-    Finished,
     FinishReason,
-    Flush,
     Message,
     Part,
     Reasoning,
     Structured,
-    ToolCall,
-    ToolCallStart,
 )
 from ._common import (
     Adapter,
     ProviderProtocolError,
     Slots,
     adrive,
+    call_arguments,
+    call_start,
     drive,
     fields,
     finish_reason,
+    finished,
+    flush,
     get,
     get_list,
     json_text,
@@ -137,12 +136,12 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         out: list[Event] = []
         for number, state in self._choices.items():
             for key in state.keys:
-                out.append(Flush(self._slots(key), {"refusal": True} if key == (number, "refusal") else {}))
+                out.append(flush(self._slots(key), {"refusal": True} if key == (number, "refusal") else {}))
             state.keys.clear()
         metadata: dict[str, Any] = {"stop_reason": None}
         if self._usage is not None:
             metadata["usage"] = plain(self._usage)
-        out.append(Finished(finish_reason(None, self._tool_calls), metadata))
+        out.append(finished(finish_reason(None, self._tool_calls), metadata))
         self._finished = True
         return out
 
@@ -191,14 +190,14 @@ class OpenAIChatAdapter(ChatFast, Adapter):
                 state.finish = reason
                 for key in state.keys:
                     metadata: dict[str, Any] = {"refusal": True} if key == (number, "refusal") else {}
-                    out.append(Flush(self._slots(key), metadata))
+                    out.append(flush(self._slots(key), metadata))
                 state.keys.clear()
         if not self._finished and self._choices and all(c.finish is not None for c in self._choices.values()):
             first = next(iter(self._choices.values())).finish or ""
             metadata = {"stop_reason": first}
             if self._usage is not None:
                 metadata["usage"] = plain(self._usage)
-            out.append(Finished(finish_reason(FINISH_REASONS.get(first), self._tool_calls), metadata))
+            out.append(finished(finish_reason(FINISH_REASONS.get(first), self._tool_calls), metadata))
             self._finished = True
         return out
 
@@ -238,7 +237,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
             if key is None:
                 key = state.current[index] = (number, "tool", index, 0)
             elif call_id and state.calls[key].id and call_id != state.calls[key].id:
-                out.append(Flush(self._slots(key)))  # a new call on a reused index: the previous one is over
+                out.append(flush(self._slots(key)))  # a new call on a reused index: the previous one is over
                 state.keys.remove(key)
                 key = state.current[index] = (number, "tool", index, key[3] + 1)
         else:  # no index: continue the previous call unless this entry starts a new one
@@ -260,18 +259,18 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         if (call_id and not call.id) or (name and not call.name):
             call.id = call.id or call_id
             call.name = call.name or name
-            out.append(Part(index, ToolCall(ToolCallStart(call.id, call.name))))
+            out.append(call_start(index, call.id, call.name))
         arguments = f.get("arguments")
         if arguments:
             if isinstance(arguments, dict):  # a server that sends the object itself
                 arguments = json_text(arguments)
             elif not isinstance(arguments, str):
                 raise ProviderProtocolError(f"function.arguments must be a string, got {type(arguments).__name__}")
-            out.append(Part(index, ToolCall(ArgumentChunk(arguments))))
+            out.append(call_arguments(index, arguments))
 
     def _end_response(self, reason: FinishReason, metadata: dict[str, Any]) -> list[Event]:
         self._finished = True
-        return [Finished(reason, metadata)]
+        return [finished(reason, metadata)]
 
     def _reset(self) -> None:
         self._slots.reset()

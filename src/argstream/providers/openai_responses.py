@@ -50,23 +50,22 @@ from typing import Any
 
 from .._backend import ResponsesFast
 from ..events import (
-    ArgumentChunk,
     Event,
-    Finished,
     FinishReason,
-    Flush,
     Message,
     Part,
     Reasoning,
-    ToolCall,
-    ToolCallStart,
 )
 from ._common import (
     Adapter,
     ProviderProtocolError,
     adrive,
+    call_arguments,
+    call_start,
     drive,
     finish_reason,
+    finished,
+    flush,
     get,
     get_list,
     json_string_body,
@@ -180,11 +179,11 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         if kind == _FUNCTION and name in _WRAPPERS:
             item.wrapper = call_id
             return self._whole(item, get(data, "arguments", ""))
-        out: list[Event] = [Part(item.index, ToolCall(ToolCallStart(call_id, name)))]
+        out: list[Event] = [call_start(item.index, call_id, name)]
         if kind == _FUNCTION:
             out += self._whole(item, get(data, "arguments", ""))
         else:
-            out.append(Part(item.index, ToolCall(ArgumentChunk('{"input":"'))))
+            out.append(call_arguments(item.index, '{"input":"'))
             out += self._whole(item, get(data, "input", ""))
         return out
 
@@ -195,7 +194,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         if item.wrapper is not None:
             return []  # held back until the item ends
         chunk = text if item.kind == _FUNCTION else json_string_body(text)
-        return [Part(item.index, ToolCall(ArgumentChunk(chunk)))]
+        return [call_arguments(item.index, chunk)]
 
     def _whole(self, item: _Item, text: str) -> list[Event]:
         """A whole copy of the arguments (or input): send what the deltas have not sent, once."""
@@ -293,7 +292,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
                 return out + self._unwrap(item, meta)
         elif item.kind == _CUSTOM:
             out += self._whole(item, get(data, "input", ""))
-            out.append(Part(item.index, ToolCall(ArgumentChunk('"}'))))
+            out.append(call_arguments(item.index, '"}'))
             meta["kind"] = _CUSTOM
         elif item.kind == _REASONING:
             encrypted = get(data, "encrypted_content")
@@ -311,7 +310,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
                 elif ctype == "refusal" and get(content, "refusal"):
                     self._refused = True
                     out.append(Part(item.index, Message(get(content, "refusal")), {"refusal": True}))
-        out.append(Flush(item.index, meta))
+        out.append(flush(item.index, meta))
         return out
 
     def _unwrap(self, item: _Item, meta: dict[str, Any]) -> list[Event]:
@@ -320,16 +319,16 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         call_id = item.wrapper or ""
         uses = _tool_uses(text)
         if uses is None:
-            out: list[Event] = [Part(item.index, ToolCall(ToolCallStart(call_id, "parallel")))]
+            out: list[Event] = [call_start(item.index, call_id, "parallel")]
             if text:
-                out.append(Part(item.index, ToolCall(ArgumentChunk(text))))
-            return out + [Flush(item.index, meta)]
+                out.append(call_arguments(item.index, text))
+            return out + [flush(item.index, meta)]
         out = []
         for n, (name, parameters) in enumerate(uses):
             index = item.index if n == 0 else self._take_index()
-            out.append(Part(index, ToolCall(ToolCallStart(f"{call_id}-{n}", name))))
-            out.append(Part(index, ToolCall(ArgumentChunk(json_text(parameters)))))
-            out.append(Flush(index, {**meta, "id_generated": True, "wrapper": "parallel"}))
+            out.append(call_start(index, f"{call_id}-{n}", name))
+            out.append(call_arguments(index, json_text(parameters)))
+            out.append(flush(index, {**meta, "id_generated": True, "wrapper": "parallel"}))
         return out
 
     def _take_index(self) -> int:
@@ -374,7 +373,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         self._active = False
         self._ended = True
         self._by_output, self._by_id = {}, {}
-        out.append(Finished(reason, meta))
+        out.append(finished(reason, meta))
         return out
 
     def _error(self, event: Any) -> list[Event]:
@@ -385,7 +384,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         nested = get(event, "error")  # some servers nest it
         if nested is not None:
             error = plain(nested)
-        return [Finished(FinishReason.ERROR, {"stop_reason": "error", "error": error})]
+        return [finished(FinishReason.ERROR, {"stop_reason": "error", "error": error})]
 
 
 def _same_value(a: str, b: str) -> bool:
