@@ -70,6 +70,26 @@ def lenient_value(make_parser: Any, chunks: list[str]) -> tuple[Any, list[str]]:
     return agg.value, [r.kind for r in parser.repairs]
 
 
+def _cut_after_whitespace(text: str) -> bool:
+    """Whether ``text`` ends inside a string whose text so far ends with whitespace: json_repair strips
+    that whitespace, the lenient parser keeps it (it was emitted; docs/lenient.md)."""
+    inside, escaped, start = False, False, 0
+    for at, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\" and inside:
+            escaped = True
+        elif char == '"':
+            inside, start = not inside, at + 1
+    if not inside:
+        return False
+    try:
+        so_far = json.loads('"' + text[start:] + '"')
+    except json.JSONDecodeError:  # cut inside an escape
+        return False
+    return so_far != so_far.rstrip()
+
+
 def chunked(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c % (len(text) + 1) for c in cuts})
     bounds = [0, *points, len(text)]
@@ -99,7 +119,8 @@ def test_cut_off_documents_close_like_json_repair(make_parser: Any, doc: Any, cu
     # documented differences: a key cut off; an array item cut right after its opening quote or bracket;
     # an empty array or object ending the input as an open array's last item
     if (isinstance(expected, dict) and not re.search(r'[{,] ?"[^"]*"?$', text) and not re.search(r'[\[,] ?"$', text)
-            and not re.search(r'[\[,] ?[\[{][\[{ ]*$', text) and not re.search(r'[\[,] ?(?:\[\]|\{\}) ?$', text)):
+            and not re.search(r'[\[,] ?[\[{][\[{ ]*-?$', text) and not re.search(r'[\[,] ?(?:\[\]|\{\}) ?$', text)
+            and not _cut_after_whitespace(text)):
         assert got == expected, text
     assert isinstance(got, dict)
 
