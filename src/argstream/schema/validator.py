@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 from ..aggregate import FragmentAggregator
 from .._backend import SCALAR_TYPES, STRING_TYPES, PieceSkipper
@@ -174,7 +174,7 @@ class SchemaValidator(PieceSkipper):
         have reported it: states check a piece one after another, not character by character."""
         found = self.violations[before:]
         if all(v.offset is not None for v in found):
-            found.sort(key=lambda v: v.offset)
+            found.sort(key=lambda v: cast(int, v.offset))
             self.violations[before:] = found
 
     def _sync(self) -> None:
