@@ -148,6 +148,20 @@ _WRONG_TYPES = {
         {"function": {"name": 3, "arguments": {"a": 1}}}]}, "done": True, "done_reason": "stop"}]),
     "an Ollama content that is an object": ("ollama", [{"message": {"role": "assistant", "content": {"x": 1}},
                                                         "done": True, "done_reason": "stop"}]),
+    # the delta adapters' general way makes its call, flush and finish events through the makers too
+    "an Anthropic call id that is a number": ("anthropic", [{"type": "content_block_start", "index": 0,
+                                                             "content_block": {"type": "tool_use", "id": 7,
+                                                                               "name": "fs", "input": {}}}]),
+    "an Anthropic tool name that is a list": ("anthropic", [{"type": "content_block_start", "index": 0,
+                                                             "content_block": {"type": "tool_use", "id": "t",
+                                                                               "name": ["fs"], "input": {}}}]),
+    "a Chat call id that is an object": ("openai_chat", [{"id": "r", "choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "id": {"x": 1}, "function": {"name": "fs", "arguments": "{}"}}]}}]}]),
+    "Chat arguments that are a list": ("openai_chat", [{"id": "r", "choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 0, "id": "c", "function": {"name": "fs", "arguments": ["{}"]}}]}}]}]),
+    "a Responses call name that is a number": ("openai_responses", [{"type": "response.output_item.added",
+                                                                      "output_index": 0, "item": {
+        "type": "function_call", "id": "fc", "call_id": "c", "name": 5, "arguments": ""}}]),
 }
 
 
