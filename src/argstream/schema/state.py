@@ -184,9 +184,10 @@ class _Value:
             return
         node = self.node
         length = self.length
-        # the character that breaks maxLength, if this piece holds it; the earlier proof is the one reported
-        over = node.max_length - length if node.max_length is not None and length + len(piece) > node.max_length \
-            else len(piece)
+        # where maxLength breaks in this piece (its length: not here); of two proofs, the earlier is reported
+        over = len(piece)
+        if node.max_length is not None and length + over > node.max_length:
+            over = node.max_length - length
         candidates = self.candidates
         if candidates is not None:
             alive = [c for c in candidates if c.startswith(piece, length)]
@@ -395,13 +396,15 @@ class _Group:
         instead would make the report depend on the chunking: branches that fail on one piece
         fail in branch order, though the characters proving them differ."""
         at = _position(proof)
-        if at is None or self.latest_at is None or at >= self.latest_at:
-            self.latest, self.latest_at = proof, at
+        latest = self.latest
+        if latest is None or at is None or self.latest_at is None or at >= self.latest_at:
+            latest = self.latest = proof
+            self.latest_at = at
         self.alive -= 1
         if self.alive or self.reported:
             return None
         self.reported = True
-        _, _, message, _, span, piece, index = self.latest  # type: ignore[misc]
+        _, _, message, _, span, piece, index = latest
         return self.report, (self.path, self.keyword, f"no branch of {self.keyword} fits (the last failed: {message})",
                              f"{self.node.location}/{self.keyword}", span, piece, index)
 
