@@ -168,6 +168,14 @@ def test_which_violation_is_reported_does_not_depend_on_the_cut(make_parser, sch
         [(keyword, message) for keyword, _, message in expected]
 
 
+def test_input_order_is_exact_where_an_escape_makes_offsets_approximate(make_parser):
+    """A piece that held an escape places its proofs at the latest unit that can end their character;
+    the order of what one fragment proves is by the character itself, so it does not depend on the cut."""
+    schema = Schema({"allOf": [{"enum": [""]}, {"type": "boolean"}]})
+    outcomes = {tuple(v.keyword for v in found) for found in _every_cut(schema, '"1\\\\"', make_parser)}
+    assert outcomes == {("type", "enum")}
+
+
 def test_ref_and_recursion():
     tree = {"$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}},
                                                                "v": {"type": "integer"}}}},

@@ -32,7 +32,7 @@ from typing import Any
 from ..fragments import Path
 from .compile import Node
 
-__all__ = ["NULL", "instantiate", "json_equal"]
+__all__ = ["NULL", "instantiate", "json_equal", "position"]
 
 Report = Any  # the validator's collector (called with a proof), a ``_Branch`` or a ``_Fanout``
 Proof = tuple[Path, str, str, str, Any, Any, int]  # path, keyword, message, schema path, span, piece, index
@@ -395,7 +395,7 @@ class _Group:
         branch proof latest in the input (ties: the later one found). Taking the last one found
         instead would make the report depend on the chunking: branches that fail on one piece
         fail in branch order, though the characters proving them differ."""
-        at = _position(proof)
+        at = position(proof[4], proof[5], proof[6])
         latest = self.latest
         if latest is None or at is None or self.latest_at is None or at >= self.latest_at:
             latest = self.latest = proof
@@ -439,13 +439,14 @@ class _Group:
                                   f"{self.node.location}/oneOf", span, None, 0))
 
 
-def _position(proof: Proof) -> tuple[int, int] | None:
+def position(span: Any, piece: str | None, index: int) -> tuple[int, int] | None:
     """Where a proof lies in the input, as an order: the fragment's start, then the character in its
-    piece (a proof without one comes first). Proofs without spans have none: they keep the order found."""
-    span = proof[4]
+    piece (a proof without one comes first). Exact where an offset is not: a piece that held an escape
+    places its characters' offsets at the latest unit that can end them. Proofs without spans have
+    none: they keep the order found."""
     if span is None:
         return None
-    return span[0], -1 if proof[5] is None else proof[6]
+    return span[0], -1 if piece is None else index
 
 
 class _Fanout:

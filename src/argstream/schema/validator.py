@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
-from typing import Any, Iterable, Sequence, cast
+from typing import Any, Iterable, Sequence
 
 from ..aggregate import FragmentAggregator
 from .._backend import SCALAR_TYPES, STRING_TYPES, PieceSkipper
 from ..fragments import Empty, Path, flatten
 from ..parser import IncrementalArgParser
 from .compile import Node, compile_schema, reachable
-from .state import _STRING, NULL, _Value, instantiate
+from .state import _STRING, NULL, _Value, instantiate, position
 from .violation import Violation
 
 __all__ = ["Schema", "SchemaValidator"]
@@ -80,7 +80,7 @@ class SchemaValidator(PieceSkipper):
     value starts in a later one.
     """
 
-    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done", "_counted")
+    __slots__ = ("schema", "units", "violations", "_stack", "_path", "_top", "_agg", "_done", "_counted", "_ranks")
 
     def __init__(self, schema: Schema, *, units: str = "chars") -> None:
         if units not in ("chars", "bytes"):
@@ -96,6 +96,7 @@ class SchemaValidator(PieceSkipper):
         self._skip: Any = None  # the path (the parser's own tuple) whose string pieces need no look
         self._budget, self._taken, self._keep = -1, 0, None  # PieceSkipper's, set here for either base
         self._counted: Any = None  # the string state whose skipped pieces ``_taken`` counts
+        self._ranks: list[Any] = []  # where each violation of the fragment being checked lies (``position``)
 
     @property
     def done(self) -> bool:
@@ -112,6 +113,7 @@ class SchemaValidator(PieceSkipper):
     def _collect(self, path: Path, keyword: str, message: str, schema_path: str, span: Any,
                  piece: str | None, index: int) -> None:
         self.violations.append(Violation(path, keyword, message, self._offset(span, piece, index), schema_path))
+        self._ranks.append(position(span, piece, index))
 
     def _offset(self, span: Any, piece: str | None, index: int) -> int | None:
         """The input offset of character ``index`` of ``piece``, which the parser decoded from ``span``."""
@@ -165,17 +167,19 @@ class SchemaValidator(PieceSkipper):
         self._skip_after(path)
         if len(violations) == before:
             return _NOTHING
-        if len(violations) > before + 1:
-            self._in_input_order(before)
+        self._in_input_order(before)
         return violations[before:]
 
     def _in_input_order(self, before: int) -> None:
-        """Sort what one fragment proved by offset (ties: the order found), as separate pushes would
+        """Put what one fragment proved in input order (ties: the order found), as separate pushes would
         have reported it: states check a piece one after another, not character by character."""
-        found = self.violations[before:]
-        if all(v.offset is not None for v in found):
-            found.sort(key=lambda v: cast(int, v.offset))
-            self.violations[before:] = found
+        ranks = self._ranks
+        found = len(self.violations) - before
+        if found > 1 and None not in ranks[-found:]:
+            order = sorted(range(found), key=ranks[-found:].__getitem__)
+            tail = self.violations[before:]
+            self.violations[before:] = [tail[i] for i in order]
+        ranks.clear()
 
     def _sync(self) -> None:
         """Add the lengths of the pieces skipped since the last look to the string state that counts them."""
@@ -216,7 +220,10 @@ class SchemaValidator(PieceSkipper):
         if path != self._path:
             self._enter(path, span)
         self._skip, self._counted, self._budget, self._keep = None, None, -1, None
-        return violations[before:] if len(violations) != before else _NOTHING
+        if len(violations) == before:
+            return _NOTHING
+        self._in_input_order(before)
+        return violations[before:]
 
     # ``extend(fragments, spans=None, keys=None)`` (from ``PieceSkipper``) feeds a whole ``push()`` result
     # and returns the violations it proves. A push that only continued a string nothing looks at returns
