@@ -66,7 +66,7 @@ def _re2_search(translated: str) -> Callable[[str], bool] | None:
     def search(text: str) -> bool:
         try:
             return compiled.search(text) is not None
-        except UnicodeEncodeError:
+        except UnicodeEncodeError:  # a lone surrogate, as in ``direct``
             return compiled.search(_SURROGATE.sub("\ufffd", text)) is not None
 
     return search

@@ -372,7 +372,7 @@ class _Branch:
 class _Group:
     """``anyOf`` / ``oneOf``: every branch runs on the same events; the group fails when none can pass."""
 
-    __slots__ = ("keyword", "node", "report", "path", "branches", "alive", "reported", "latest", "latest_at")
+    __slots__ = ("keyword", "node", "report", "path", "branches", "alive", "reported", "latest")
 
     def __init__(self, keyword: str, node: Node, members: tuple[Node, ...], report: Report, path: Path) -> None:
         self.keyword = keyword
@@ -381,7 +381,6 @@ class _Group:
         self.path = path
         self.reported = False
         self.latest: Proof | None = None  # the failure latest in the input so far, which the group's report cites
-        self.latest_at: tuple[int, int] | None = None
         self.branches: list[tuple[_Branch, Any]] = []
         self.alive = len(members)
         for member in members:
@@ -395,11 +394,9 @@ class _Group:
         branch proof latest in the input (ties: the later one found). Taking the last one found
         instead would make the report depend on the chunking: branches that fail on one piece
         fail in branch order, though the characters proving them differ."""
-        at = position(proof[4], proof[5], proof[6])
         latest = self.latest
-        if latest is None or at is None or self.latest_at is None or at >= self.latest_at:
+        if latest is None or _not_before(proof, latest):
             latest = self.latest = proof
-            self.latest_at = at
         self.alive -= 1
         if self.alive or self.reported:
             return None
@@ -437,6 +434,12 @@ class _Group:
             self.reported = True
             deliver(self.report, (self.path, "oneOf", f"the value fits {self.alive} branches of oneOf, not exactly one",
                                   f"{self.node.location}/oneOf", span, None, 0))
+
+
+def _not_before(proof: Proof, other: Proof) -> bool:
+    """Whether ``proof`` lies at or after ``other`` in the input (true when either has no span)."""
+    at, then = position(proof[4], proof[5], proof[6]), position(other[4], other[5], other[6])
+    return at is None or then is None or at >= then
 
 
 def position(span: Any, piece: str | None, index: int) -> tuple[int, int] | None:
