@@ -33,3 +33,4 @@ cdef class PipelineBase:
 
     cdef object feed_item(self, object item)
     cdef object take_hit(self, tuple hit)
+    cdef object take_slot(self, object slot, object text)

@@ -343,12 +343,14 @@ cdef class PipelineBase:
     cdef object feed_item(self, object item):
         """``feed`` for C callers: a cdef method, so no lookup of a Python override on every call (a
         cpdef one on a Python subclass, ``StreamPipeline``, builds a bound method to compare each time)."""
-        cdef object hit
+        cdef object hit, text
         cdef list out
         if self.fast is not None:
-            hit = self.fast.hit(item)  # the compiled test behind ``_chunk``, without its Python call
+            hit = self.fast.hit_slot(item)  # the compiled test behind ``_chunk``, without its Python call
             if hit is not None:
-                return self.take_hit(<tuple>hit)
+                text = self.fast.found
+                self.fast.found = None
+                return self.take_slot(hit, text)
         elif self.chunk_method is not None:
             hit = self.chunk_method(item)
             if hit is not None:
@@ -371,13 +373,17 @@ cdef class PipelineBase:
 
     cdef object take_hit(self, tuple hit):
         """``take`` for C callers (see ``feed_item``)."""
+        return self.take_slot(hit[0], hit[1])
+
+    cdef object take_slot(self, object slot, object text):
+        """``take_hit((slot, text))``, for a caller that has the two without their tuple."""
         cdef object call
         cdef list out
         self.count += 1
-        call = self._calls.get(hit[0])
+        call = self._calls.get(slot)
         if type(call) is not ArgumentCall:
-            return self._argument(hit[0], hit[1])
-        out = (<ArgumentCall>call).push(hit[1])
+            return self._argument(slot, text)
+        out = (<ArgumentCall>call).push(text)
         if ((<ArgumentCall>call).error is not None and not (<ArgumentCall>call).failed) or (
                 (<ArgumentCall>call)._validator is not None and not (<ArgumentCall>call).violated
                 and (<ArgumentCall>call)._looked and (<ArgumentCall>call)._validator.violations):

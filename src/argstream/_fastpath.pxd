@@ -1,17 +1,23 @@
 # cython: language_level=3
 """The adapters' fast tests, for Cython code that runs them per item (the fused pipeline, the
 coordinator): ``FastTest.hit`` is the test a compiled adapter's ``chunk(item)`` runs, called
-without the bound method, its argument parsing and its Python call."""
+without the bound method, its argument parsing and its Python call; ``hit_slot`` the same without
+the ``(slot, text)`` tuple (the slot returned, the text left in ``found``)."""
 
 
 from cpython.ref cimport PyObject
 
 
 cdef class FastTest:
+    cdef object found  # the argument text of the last slot a tuple-free test returned
+
     cdef object hit(self, object item)
+    cdef object hit_slot(self, object item)
     cdef object hit_text(self, object item, object text)
     cdef object form(self, object item)
     cdef object hit_form(self, object form, object text)
+    cdef object unpack(self, object got)
+    cdef object pair(self, object slot)
 
 
 cpdef object fast_test(object chunk)
@@ -54,7 +60,7 @@ cdef class ChatFast(FastTest):
     cdef bint shape(self, object item) except -1
     cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
                         object arguments)
-    cdef object resolve(self, object number, object index, object call_id, object name, object arguments)
+    cdef object resolve(self, object number, object index, object call_id, object name)
 
 
 cdef class LangChainFast(FastTest):

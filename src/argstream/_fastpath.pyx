@@ -174,22 +174,24 @@ cdef enum:
     SCAN_MAX = 5
 cdef tuple SCAN_NAMES = (u"choices", u"usage", u"error", u"type", u"id",  # the chunk
                          u"finish_reason", u"index", u"delta",  # its choice
+                         u"tool_calls",  # its delta
                          u"index", u"id", u"function",  # its tool call entry
                          u"arguments", u"name",  # the entry's function
                          u"type", u"delta", u"index",  # an Anthropic event
                          u"type", u"partial_json")  # its delta
-cdef PyObject* SCAN_KEYS[18]
-cdef Py_hash_t SCAN_HASHES[18]
+cdef PyObject* SCAN_KEYS[19]
+cdef Py_hash_t SCAN_HASHES[19]
 for _i, _name in enumerate(SCAN_NAMES):
     SCAN_KEYS[_i] = <PyObject*>_name
     SCAN_HASHES[_i] = hash(_name)
 cdef enum:
     CHUNK_AT = 0
     CHOICE_AT = 5
-    ENTRY_AT = 8
-    FUNCTION_AT = 11
-    ANTHROPIC_AT = 13
-    ANTHROPIC_DELTA_AT = 16
+    DELTA_AT = 8
+    ENTRY_AT = 9
+    FUNCTION_AT = 12
+    ANTHROPIC_AT = 14
+    ANTHROPIC_DELTA_AT = 17
 
 
 cdef inline int scan(object view, int at, int n, PyObject** out):
@@ -234,15 +236,27 @@ cdef inline object value_of(PyObject* found):
 
 
 cdef class FastTest:
-    """The base of the compiled fast tests: ``hit(item)`` is what ``chunk(item)`` returns."""
+    """The base of the compiled fast tests: ``hit(item)`` is what ``chunk(item)`` returns.
+
+    The per-delta callers use the tuple-free forms: ``hit_slot``, ``hit_text`` and ``hit_form`` return
+    the slot of the call the delta continues, or ``None``, and leave its text in ``found``.
+    """
 
     cdef object hit(self, object item):
         return None
 
+    cdef object hit_slot(self, object item):
+        """``hit(item)`` without its tuple: the slot, its text in ``found`` (a test that builds no
+        tuple of its own overrides this)."""
+        return self.unpack(self.hit(item))
+
     cdef object hit_text(self, object item, object text):
-        """``chunk(item, text=text)``: ``item`` an event learned earlier, ``text`` a new argument text
-        read from an event of its shape (the raw lane, ``_raw.SSELane``)."""
-        return getattr(self, u"chunk")(item, text=text)
+        """``chunk(item, text=text)``, as a slot (text in ``found``): ``item`` an event learned earlier,
+        ``text`` a new argument text read from an event of its shape (the raw lane, ``_raw.SSELane``)."""
+        cdef object got = getattr(self, u"chunk")(item, text=text)
+        if got is not None and type(got) is not tuple:
+            raise TypeError(f"chunk() returned {type(got).__name__}, not a tuple")
+        return self.unpack(got)
 
     cdef object form(self, object item):
         """What ``hit_text`` reads of ``item`` that no state of the stream changes (where the event
@@ -252,6 +266,19 @@ cdef class FastTest:
 
     cdef object hit_form(self, object form, object text):
         return None
+
+    cdef object unpack(self, object got):
+        """The slot of a ``(slot, text)`` answer, its text in ``found``; ``None`` for ``None``."""
+        if got is None:
+            return None
+        self.found = (<tuple>got)[1]
+        return (<tuple>got)[0]
+
+    cdef object pair(self, object slot):
+        """The ``(slot, text)`` answer of a slot (``found`` its text); ``None`` for ``None``."""
+        if slot is None:
+            return None
+        return slot, self.found
 
 
 #: the classes of this module whose ``chunk`` is ``hit`` (``fast_test``)
@@ -275,9 +302,12 @@ cdef class AnthropicFast(FastTest):
 
     def chunk(self, item, text=None):
         """See ``_fastpath_py.AnthropicFast.chunk``."""
-        return self.read(item, text)
+        return self.pair(self.read(item, text))
 
     cdef object hit(self, object item):
+        return self.pair(self.read(item, None))
+
+    cdef object hit_slot(self, object item):
         return self.read(item, None)
 
     cdef object hit_text(self, object item, object text):
@@ -290,6 +320,7 @@ cdef class AnthropicFast(FastTest):
         return self.on_block(form, text)
 
     cdef object read(self, object item, object text):
+        """``chunk`` as a slot (its text in ``found``): ``shape``, then ``on_block``."""
         cdef object index
         if self._done:
             return None
@@ -324,7 +355,8 @@ cdef class AnthropicFast(FastTest):
         return index
 
     cdef object on_block(self, object index, object text):
-        """``(index, text)`` when block ``index`` is a tool call that streams and ``text`` a delta."""
+        """``index`` (``text`` in ``found``) when block ``index`` is a tool call that streams and ``text``
+        a delta; else ``None``."""
         cdef object block
         if self._done or type(text) is not str or not text or self._blocks is None:
             return None
@@ -332,7 +364,8 @@ cdef class AnthropicFast(FastTest):
         if block is None or block.kind != TOOL:
             return None
         block.streamed = True
-        return index, text
+        self.found = text
+        return index
 
 
 cdef class ResponsesFast(FastTest):
@@ -340,9 +373,12 @@ cdef class ResponsesFast(FastTest):
 
     def chunk(self, item, bint anonymous=False, text=None):
         """See ``_fastpath_py.ResponsesFast.chunk``."""
-        return self.take(item, anonymous, text)
+        return self.pair(self.take(item, anonymous, text))
 
     cdef object hit(self, object item):
+        return self.pair(self.take(item, False, None))
+
+    cdef object hit_slot(self, object item):
         return self.take(item, False, None)
 
     cdef object hit_text(self, object item, object text):
@@ -362,7 +398,7 @@ cdef class ResponsesFast(FastTest):
         return self.locate((<tuple>form)[0], (<tuple>form)[1], text)
 
     cdef object take(self, object item, bint anonymous, object text):
-        """``chunk`` for C callers (``AgentsFast``)."""
+        """``chunk`` for C callers (``AgentsFast``), as a slot (its text in ``found``)."""
         cdef object d = as_dict(item)
         cdef object item_id
         if d is None or (<dict>d).get(u"type") != u"response.function_call_arguments.delta":
@@ -375,8 +411,8 @@ cdef class ResponsesFast(FastTest):
         return self.locate(item_id, (<dict>d).get(u"output_index") if item_id is None else None, text)
 
     cdef object locate(self, object item_id, object position, object text):
-        """``(index, text)`` for a delta of the open function call with ``item_id`` (a str), or, with
-        none, at ``position``; else ``None``."""
+        """The index of the open function call with ``item_id`` (a str), or, with none, at ``position``,
+        for a delta ``text`` (left in ``found``); else ``None``."""
         cdef object call
         if type(text) is not str or not text:
             return None
@@ -391,7 +427,8 @@ cdef class ResponsesFast(FastTest):
         if call is None or call.kind != FUNCTION or call.wrapper is not None:
             return None
         call.sent.append(text)
-        return call.index, text
+        self.found = text
+        return call.index
 
 
 #: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides
@@ -458,9 +495,12 @@ cdef class ChatFast(FastTest):
 
     def chunk(self, item, text=None):
         """See ``_fastpath_py.ChatFast.chunk``."""
-        return self.read(item, text)
+        return self.pair(self.read(item, text))
 
     cdef object hit(self, object item):
+        return self.pair(self.read(item, None))
+
+    cdef object hit_slot(self, object item):
         return self.read(item, None)
 
     cdef object hit_text(self, object item, object text):
@@ -476,7 +516,7 @@ cdef class ChatFast(FastTest):
         return self.on_call(f[0], f[1], f[2], f[3], f[4], text)
 
     cdef object read(self, object item, object text):
-        """``chunk``: ``shape``, then ``on_call``."""
+        """``chunk`` as a slot (its text in ``found``): ``shape``, then ``on_call``."""
         if self._finished or not self.shape(item):
             return None
         return self.on_call(self._s_response, self._s_number, self._s_index, self._s_call, self._s_name,
@@ -518,7 +558,11 @@ cdef class ChatFast(FastTest):
         delta = fields(delta)
         if not is_view(delta):
             return False
-        entries = get(delta, u"tool_calls")
+        if type(delta) is dict and PyDict_Size(delta) == 1:  # the usual delta: one pass over its one entry
+            held = view_lookup(delta, DELTA_AT, 1, v)
+            entries = value_of(v[0])
+        else:
+            entries = get(delta, u"tool_calls")
         if type(entries) is not list or len(<list>entries) != 1:
             return False
         if type(delta) is dict:
@@ -551,23 +595,28 @@ cdef class ChatFast(FastTest):
 
     cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
                         object arguments):
-        """``chunk``'s answer for a chunk of ``shape``, from the stream's state: ``resolve`` when it is
-        this response's and ``arguments`` is a delta."""
+        """``chunk``'s answer for a chunk of ``shape``, from the stream's state: the slot (``arguments``
+        in ``found``) when it is this response's, ``arguments`` is a delta and ``resolve`` finds the
+        call; else ``None``."""
+        cdef object slot
         if self._finished or (response_id and response_id != self._response_id):
             return None
         if type(arguments) is not str or not arguments:
             return None
-        return self.resolve(number, index, call_id, name, arguments)
+        slot = self.resolve(number, index, call_id, name)
+        if slot is not None:
+            self.found = arguments
+        return slot
 
-    cdef object resolve(self, object number, object index, object call_id, object name, object arguments):
-        """``(slot, arguments)`` for an argument delta of choice ``number``'s entry ``index``, when it
-        continues the call streaming there (no other id, no name for a call without one); else None."""
+    cdef object resolve(self, object number, object index, object call_id, object name):
+        """The slot of choice ``number``'s entry ``index`` when an argument delta there continues the
+        call streaming there (no other id, no name for a call without one); else None."""
         cdef object hit, state, key, call, slot
         hit = self._hit
         if hit is not None and (<tuple>hit)[1] == number and (<tuple>hit)[2] == index:
             if (call_id and call_id != (<tuple>hit)[4]) or (name and not (<tuple>hit)[5]):
                 return None
-            return (<tuple>hit)[6], arguments
+            return (<tuple>hit)[6]
         state = self._choices.get(number) if self._choices is not None else None
         if state is None:
             return None
@@ -580,7 +629,7 @@ cdef class ChatFast(FastTest):
             return None
         self._hit = (state, number, index, key, call.id, bool(call.name), slot)
         state.last_call = key
-        return slot, arguments
+        return slot
 
 
 #: providers.langchain._FINISH_KEYS: the ``response_metadata`` keys that hold a provider's finish value
@@ -688,6 +737,7 @@ cdef class AgentsFast(FastTest):
     cdef object hit(self, object item):
         cdef object d = object_fields(item)
         cdef object data, inner
+        cdef ResponsesFast responses
         cdef bint anonymous
         if d is None or (<dict>d).get(u"type") != u"raw_response_event":
             return None
@@ -695,7 +745,8 @@ cdef class AgentsFast(FastTest):
         inner = as_dict(data)
         anonymous = inner is not None and (<dict>inner).get(u"item_id") == PLACEHOLDER
         if isinstance(self._responses, ResponsesFast):
-            return (<ResponsesFast>self._responses).take(data, anonymous, None)
+            responses = <ResponsesFast>self._responses
+            return responses.pair(responses.take(data, anonymous, None))
         return self._responses.chunk(data, anonymous)
 
 

@@ -267,7 +267,7 @@ cdef class SSELane:
         cdef Py_ssize_t n = len(text)
         cdef Py_ssize_t pos = at[0]
         cdef Py_ssize_t nl, start, skipped
-        cdef object fit, hit, template, items
+        cdef object fit, hit, slot, text_found, template, items
         cdef list out = None
         cdef FastTest fast
         cdef EventTemplate learned
@@ -300,18 +300,23 @@ cdef class SSELane:
                     learned.form = fast.form(learned.item)
                     learned.form_of = fast
                 if learned.form is not None:
-                    hit = fast.hit_form(learned.form, fit)
+                    slot = fast.hit_form(learned.form, fit)
                 else:
-                    hit = fast.hit_text(learned.item, fit)
+                    slot = fast.hit_text(learned.item, fit)
+                if slot is None:
+                    break
+                text_found = fast.found
+                fast.found = None
+                items = self.pipeline.take_slot(slot, text_found)
             elif self.pipeline.chunk_method is not None:  # a subclass's own ``chunk``
                 hit = self.pipeline.chunk_method((<EventTemplate>template).item, text=fit)
+                if hit is None:
+                    break
+                if type(hit) is not tuple:
+                    raise TypeError(f"chunk() returned {type(hit).__name__}, not a tuple")
+                items = self.pipeline.take_hit(<tuple>hit)
             else:
                 break
-            if hit is None:
-                break
-            if type(hit) is not tuple:
-                raise TypeError(f"chunk() returned {type(hit).__name__}, not a tuple")
-            items = self.pipeline.take_hit(<tuple>hit)
             if out is None and type(items) is list:
                 out = self.kept = <list>items
             elif out is None:

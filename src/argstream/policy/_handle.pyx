@@ -67,7 +67,7 @@ cdef class CoordinatorBase:
         that a cpdef one makes on a Python subclass (``pump`` looks for an override once instead)."""
         cdef object cls = type(event)
         cdef PipelineBase pipeline
-        cdef object chunk, hit, item, render, path, key, completed
+        cdef object chunk, hit, slot, text, item, render, path, key, completed
         cdef CallBase call
         cdef ToolCallArgumentProgress progress
         if cls is PART or cls is FLUSH or cls is FINISHED:
@@ -76,18 +76,24 @@ cdef class CoordinatorBase:
         if self._pipeline is None:
             self._start(event)
         pipeline = <PipelineBase?>self._pipeline
-        if pipeline.fast is not None:  # the adapter's fast test (it never raises), compiled
-            hit = pipeline.fast.hit(event)
+        if pipeline.fast is not None:  # the adapter's fast test (it never raises), compiled, without its tuple
+            slot = pipeline.fast.hit_slot(event)
+            if slot is None:
+                self._general(pipeline, event)
+                return 0
+            text = pipeline.fast.found
+            pipeline.fast.found = None
         else:
             chunk = pipeline.chunk_method
             hit = chunk(event) if chunk is not None else None
-        if hit is None:
-            self._general(pipeline, event)
-            return 0
-        found = self._live.get(hit[0])
+            if hit is None:
+                self._general(pipeline, event)
+                return 0
+            slot, text = (<tuple?>hit)[0], (<tuple?>hit)[1]
+        found = self._live.get(slot)
         if found is None:
             pipeline.count += 1
-            self._event(PART(hit[0], TOOL_CALL(ARGUMENT_CHUNK(hit[1]))))
+            self._event(PART(slot, TOOL_CALL(ARGUMENT_CHUNK(text))))
             return 0
         call = <CallBase?>found
         if call.dropped:
@@ -96,7 +102,7 @@ cdef class CoordinatorBase:
             return 0
         call.chunks += 1
         render = self.render
-        for item in pipeline.take_hit(<tuple?>hit):  # the call's parser, progress items built in C
+        for item in pipeline.take_slot(slot, text):  # the call's parser, progress items built in C
             if type(item) is ToolCallArgumentProgress:
                 if call.dropped:
                     continue
