@@ -613,7 +613,8 @@ cdef class ChatFast(FastTest):
         call streaming there (no other id, no name for a call without one); else None."""
         cdef object hit, state, key, call, slot
         hit = self._hit
-        if hit is not None and (<tuple>hit)[1] == number and (<tuple>hit)[2] == index:
+        if hit is not None and ((<tuple>hit)[1] is number or (<tuple>hit)[1] == number) and (
+                (<tuple>hit)[2] is index or (<tuple>hit)[2] == index):  # (small ints are one object each)
             if (call_id and call_id != (<tuple>hit)[4]) or (name and not (<tuple>hit)[5]):
                 return None
             return (<tuple>hit)[6]
