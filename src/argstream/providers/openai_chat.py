@@ -150,7 +150,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         if isinstance(item, str):  # a raw "[DONE]" sentinel: the server ended the stream
             self._clean_end = item.strip() == "[DONE]"
             return []
-        f = fields(item)
+        f = item if type(item) is dict else fields(item)  # (exact types tested inline: a Python call less each)
         if f.get("type") is not None:  # an event of the SDK's ChatCompletionStream
             if f.get("type") != "chunk":
                 return []
@@ -176,15 +176,17 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         usage = f.get("usage")
         if usage is not None:
             self._usage = usage
-        for choice in get_list(f, "choices"):
-            c = fields(choice)
-            number = _number(c.get("index"), "choices[].index")
+        for choice in choices if type(choices) is list and type(f) is dict else get_list(f, "choices"):
+            c = choice if type(choice) is dict else fields(choice)
+            number = c.get("index")
+            if type(number) is not int:
+                number = _number(number, "choices[].index")
             state = self._choices.get(number)
             if state is None:
                 state = self._choices[number] = _Choice()
             delta = c.get("delta")
             if delta is not None:
-                self._delta(number, state, fields(delta), out)
+                self._delta(number, state, delta if type(delta) is dict else fields(delta), out)
             reason = c.get("finish_reason")
             if reason is not None and state.finish is None:
                 state.finish = reason
@@ -192,7 +194,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
                     metadata: dict[str, Any] = {"refusal": True} if key == (number, "refusal") else {}
                     out.append(flush(self._slots(key), metadata))
                 state.keys.clear()
-        if not self._finished and self._choices and all(c.finish is not None for c in self._choices.values()):
+        if not self._finished and self._choices and not [c for c in self._choices.values() if c.finish is None]:
             first = next(iter(self._choices.values())).finish or ""
             metadata = {"stop_reason": first}
             if self._usage is not None:
@@ -202,9 +204,11 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         return out
 
     def _slot(self, state: _Choice, key: Any) -> int:
-        if key not in self._slots:
+        index = self._slots._map.get(key)  # Slots.get, without its Python frame
+        if index is None:
             state.keys.append(key)
-        return self._slots(key)
+            index = self._slots(key)
+        return index
 
     def _delta(self, number: int, state: _Choice, delta: Mapping[str, Any], out: list[Event]) -> None:
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
@@ -223,8 +227,11 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         refusal = delta.get("refusal")
         if refusal:
             out.append(Part(self._slot(state, (number, "refusal")), Message(refusal)))
-        for entry in get_list(delta, "tool_calls"):
-            self._tool_call(number, state, fields(entry), out)
+        entries = delta.get("tool_calls") if type(delta) is dict else None
+        if type(entries) is not list:
+            entries = get_list(delta, "tool_calls")
+        for entry in entries:
+            self._tool_call(number, state, entry if type(entry) is dict else fields(entry), out)
         function_call = delta.get("function_call")
         if function_call is not None:
             self._call(number, state, (number, "function_call"), "", function_call, out)
@@ -233,7 +240,9 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         call_id = entry.get("id") or ""
         index = entry.get("index")
         if index is not None:
-            key: Any = state.current.get(_number(index, "tool_calls[].index"))
+            if type(index) is not int:
+                index = _number(index, "tool_calls[].index")
+            key: Any = state.current.get(index)
             if key is None:
                 key = state.current[index] = (number, "tool", index, 0)
             elif call_id and state.calls[key].id and call_id != state.calls[key].id:
@@ -254,7 +263,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         if call is None:
             call = state.calls[key] = _Call()
             self._tool_calls = True
-        f = fields(function)
+        f = function if type(function) is dict else fields(function)
         name = f.get("name") or ""
         if (call_id and not call.id) or (name and not call.name):
             call.id = call.id or call_id
