@@ -260,6 +260,47 @@ def test_an_overriding_chunk_is_what_runs(fmt: str) -> None:
     assert seen == list(items) and ran == [{"content": "x" * 300}]
 
 
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+def test_an_overriding_chunk_that_answers_gives_the_same_items(fmt: str) -> None:
+    """A subclass's ``chunk`` that answers as the compiled test does (it calls it) gives the items of the
+    stock adapter, whose test the compiled pipeline, raw lane and coordinator run without the tuple the
+    Python ``chunk`` returns: on wire dicts, on raw SSE text (its argument deltas read by template), and
+    decided by the coordinator."""
+    from types import ModuleType
+
+    from argstream.policy import RunRule
+    from loopback import sse
+
+    rng = random.Random(13)
+    items = STREAMS[fmt]([[{"path": "a.py", "content": "x\u00e9\"\n" * 80}], [{"n": [1, 2.5, None]}]], rng)
+    module = MODULES[fmt]
+    base = type(module.adapter())
+    answers: list[Any] = []
+
+    class Answering(base):  # type: ignore[misc, valid-type]
+        def chunk(self, item: Any, *args: Any, **kwargs: Any) -> Any:
+            hit = super().chunk(item, *args, **kwargs)
+            answers.append(hit)
+            return hit
+
+    own = ModuleType("answering")  # a user's provider module, whose adapter overrides ``chunk``
+    own.adapter = Answering  # type: ignore[attr-defined]
+    text = sse(items, event_field=None if fmt == "openai_chat" else "type").decode()
+    pieces = [text[i:i + 37] for i in range(0, len(text), 37)]
+    for stream in (items, pieces):
+        stock = [canon(x) for x in iter_tool_stream(stream, module)]
+        answers.clear()
+        assert [canon(x) for x in iter_tool_stream(stream, own)] == stock
+        hits = [hit for hit in answers if hit is not None]
+        assert len(hits) > 100 and all(type(hit) is tuple and len(hit) == 2 for hit in hits)
+        assert [x[0] for x in stock].count("finished") == 2
+    for provider in (module, own):
+        ran: list[Any] = []
+        TurnCoordinator({"*": [RunRule(RunMode.UNATTENDED)]}, execute=lambda c: ran.append(c.arguments),
+                        provider=provider).run(items)
+        assert ran == [{"path": "a.py", "content": "x\u00e9\"\n" * 80}, {"n": [1, 2.5, None]}]
+
+
 def _argument_delta(item: dict) -> bool:
     """A non-empty argument delta of a call already started (what every fast path takes)."""
     if item.get("type") == "content_block_delta":

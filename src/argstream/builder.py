@@ -50,6 +50,7 @@ from .events import (
 )
 from ._backend import ArgumentCall, encode_c, record
 from .parser import IncrementalArgParser
+from .tools import tool_schemas
 
 __all__ = ["EventBuilder", "INCOMPLETE", "TOOL_MAX_DEPTH"]
 
@@ -158,8 +159,6 @@ def _compile_tools(tools: Any) -> dict[str, Any]:
     An application sends the same tools with every turn, and compiling them costs more than checking
     a short call: tools that are plain JSON are compiled once and kept (:func:`_cached_schemas`).
     """
-    from .tools import tool_schemas
-
     schemas = tool_schemas(tools)
     cached = _cached_schemas(schemas)
     return dict(cached) if cached is not None else _compile_schemas(schemas)

@@ -29,6 +29,8 @@ def _as_mapping(tool: Any) -> Mapping[str, Any]:
 
 def _schema_of(value: Any) -> Any:
     """A schema given as a Pydantic model class becomes its JSON Schema."""
+    if type(value) is dict:  # the usual schema: no attribute to look for (a failed getattr costs an exception)
+        return value
     to_schema = getattr(value, "model_json_schema", None)
     if isinstance(value, type) and to_schema is not None:
         return to_schema()
@@ -36,7 +38,7 @@ def _schema_of(value: Any) -> Any:
 
 
 def _entries(tools: Any) -> Iterable[tuple[str, Any]]:
-    if isinstance(tools, Mapping):
+    if type(tools) is dict or isinstance(tools, Mapping):  # (the exact type first: the ABC check is slow)
         yield from tools.items()
         return
     for tool in tools:

@@ -227,10 +227,13 @@ class OpenAIChatAdapter(ChatFast, Adapter):
         refusal = delta.get("refusal")
         if refusal:
             out.append(Part(self._slot(state, (number, "refusal")), Message(refusal)))
-        entries = delta.get("tool_calls") if type(delta) is dict else None
-        if type(entries) is not list:
+        if type(delta) is dict:
+            entries = delta.get("tool_calls")
+            if entries is not None and type(entries) is not list:
+                entries = get_list(delta, "tool_calls")
+        else:
             entries = get_list(delta, "tool_calls")
-        for entry in entries:
+        for entry in entries or ():
             self._tool_call(number, state, entry if type(entry) is dict else fields(entry), out)
         function_call = delta.get("function_call")
         if function_call is not None:
