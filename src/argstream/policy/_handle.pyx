@@ -89,7 +89,7 @@ cdef class CoordinatorBase:
             if hit is None:
                 self._general(pipeline, event)
                 return 0
-            slot, text = (<tuple?>hit)[0], (<tuple?>hit)[1]
+            slot, text = hit[0], hit[1]  # (read as the twin reads it)
         found = self._live.get(slot)
         if found is None:
             pipeline.count += 1
