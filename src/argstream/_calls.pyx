@@ -343,14 +343,12 @@ cdef class PipelineBase:
     cdef object feed_item(self, object item):
         """``feed`` for C callers: a cdef method, so no lookup of a Python override on every call (a
         cpdef one on a Python subclass, ``StreamPipeline``, builds a bound method to compare each time)."""
-        cdef object hit, text
+        cdef object hit
         cdef list out
         if self.fast is not None:
             hit = self.fast.hit_slot(item)  # the compiled test behind ``_chunk``, without its Python call
             if hit is not None:
-                text = self.fast.found
-                self.fast.found = None
-                return self.take_slot(hit, text)
+                return self.take_slot(hit, self.fast.found)
         elif self.chunk_method is not None:
             hit = self.chunk_method(item)
             if hit is not None:

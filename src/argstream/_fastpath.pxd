@@ -9,7 +9,7 @@ from cpython.ref cimport PyObject
 
 
 cdef class FastTest:
-    cdef object found  # the argument text of the last slot a tuple-free test returned
+    cdef object found  # the argument text of the last slot a tuple-free test returned (kept until the next)
 
     cdef object hit(self, object item)
     cdef object hit_slot(self, object item)

@@ -267,7 +267,7 @@ cdef class SSELane:
         cdef Py_ssize_t n = len(text)
         cdef Py_ssize_t pos = at[0]
         cdef Py_ssize_t nl, start, skipped
-        cdef object fit, hit, slot, text_found, template, items
+        cdef object fit, hit, slot, template, items
         cdef list out = None
         cdef FastTest fast
         cdef EventTemplate learned
@@ -305,9 +305,7 @@ cdef class SSELane:
                     slot = fast.hit_text(learned.item, fit)
                 if slot is None:
                     break
-                text_found = fast.found
-                fast.found = None
-                items = self.pipeline.take_slot(slot, text_found)
+                items = self.pipeline.take_slot(slot, fast.found)
             elif self.pipeline.chunk_method is not None:  # a subclass's own ``chunk``
                 hit = self.pipeline.chunk_method((<EventTemplate>template).item, text=fit)
                 if hit is None:

@@ -82,7 +82,6 @@ cdef class CoordinatorBase:
                 self._general(pipeline, event)
                 return 0
             text = pipeline.fast.found
-            pipeline.fast.found = None
         else:
             chunk = pipeline.chunk_method
             hit = chunk(event) if chunk is not None else None
