@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from argstream.builder import EventBuilder
@@ -382,3 +384,53 @@ def test_wrong_field_types_raise_the_documented_error(entry):
 def test_malformed_chunks_raise_the_documented_error(bad):
     with pytest.raises(ProviderProtocolError):
         list(to_events([chunk({"content": "x"}), {"id": "chatcmpl-1", **bad}]))
+
+
+_ENTRY = {"index": 0, "id": "c", "function": {"name": "fs", "arguments": '{"a": 1}'}}
+_WRONG = {
+    "a choice index that is text": ([{"index": "0", "delta": {"content": "x"}}], "choices[].index must be an integer"),
+    "a choice index that is a bool": ([{"index": True, "delta": {"content": "x"}}], "choices[].index must be an integer"),
+    "a choice index that is a float": ([{"index": 0.0, "delta": {"content": "x"}}], "choices[].index must be an integer"),
+    "choices that are an object": ({"index": 0}, "'choices' must be a list"),
+    "a delta that is a list": ([{"index": 0, "delta": ["x"]}], "expected an object"),
+    "tool_calls that are an object": ([{"index": 0, "delta": {"tool_calls": {"index": 0}}}], "'tool_calls' must be a list"),
+    "tool_calls that are text": ([{"index": 0, "delta": {"tool_calls": "abc"}}], "'tool_calls' must be a list"),
+    "an entry index that is text": ([{"index": 0, "delta": {"tool_calls": [{**_ENTRY, "index": "0"}]}}],
+                                    "tool_calls[].index must be an integer"),
+    "an entry index that is a bool": ([{"index": 0, "delta": {"tool_calls": [{**_ENTRY, "index": False}]}}],
+                                      "tool_calls[].index must be an integer"),
+    "an entry that is a list": ([{"index": 0, "delta": {"tool_calls": [["x"]]}}], "expected an object"),
+    "a function that is a list": ([{"index": 0, "delta": {"tool_calls": [{**_ENTRY, "function": ["fs"]}]}}],
+                                  "expected an object"),
+}
+
+
+@pytest.mark.parametrize("case", list(_WRONG))
+def test_wrong_field_types_on_the_general_way_are_protocol_errors(case: str) -> None:
+    """The general way tests exact dicts, lists and ints inline; anything else still goes to the checks
+    that name the field: ``ProviderProtocolError`` after ``StreamFinished(ERROR)``, no call finished."""
+    from argstream import StreamFinished, ToolCallFinished, iter_tool_stream
+
+    choices, message = _WRONG[case]
+    got: list = []
+    with pytest.raises(ProviderProtocolError, match=re.escape(message)):
+        for item in iter_tool_stream([{"id": "r", "choices": choices}, chunk(finish="stop", id="r")], "openai_chat"):
+            got.append(item)
+    assert type(got[-1]) is StreamFinished and got[-1].reason is FinishReason.ERROR
+    assert not any(type(item) is ToolCallFinished for item in got)
+
+
+def test_mappings_that_are_not_dicts_read_as_dicts() -> None:
+    """A choice, delta, entry and function given as read-only mappings give the items of plain dicts."""
+    from types import MappingProxyType
+
+    from argstream import iter_tool_stream
+
+    def stream(wrap):
+        entry = wrap({**_ENTRY, "function": wrap(dict(_ENTRY["function"]))})
+        items = [{"id": "r", "choices": [wrap({"index": 0, "delta": wrap({"tool_calls": [entry]})})]},
+                 chunk(finish="tool_calls", id="r")]
+        return [(type(x).__name__, getattr(x, "arguments", None)) for x in iter_tool_stream(items, "openai_chat")]
+
+    assert stream(MappingProxyType) == stream(dict)
+    assert ("ToolCallFinished", {"a": 1}) in stream(dict)
