@@ -31,12 +31,30 @@ def reading(items: list[Any], fail_at: int | None) -> Any:
         yield item
 
 
-def drain(fmt: str, items: list[Any], twin: bool, make_parser: Any, fail_at: int | None) -> list[Any]:
+def stepping(pipeline: StreamPipeline, wire: Any, twin: bool) -> Any:
+    """The async driver's loop, without the event loop: each wire item's ``step``, a lone item as
+    itself, a list item by item, stopping when the stream is over."""
+    step = (lambda item: _calls_py.PipelineBase.step(pipeline, item)) if twin else pipeline.step
+    for item in wire:
+        out = step(item)
+        if type(out) is not list:
+            yield out
+            continue
+        yield from out
+        if pipeline.over:
+            return
+
+
+def drain(fmt: str, items: list[Any], twin: bool, make_parser: Any, fail_at: int | None,
+          steps: bool = False) -> list[Any]:
     factory = (lambda: EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, max_depth=64,
                                                                       flat=True)))
     pipeline = StreamPipeline(MODULES[fmt].adapter(), ToolStreamState(factory))
     wire = reading(items, fail_at)
-    source = _calls_py.PipelineBase.items(pipeline, wire) if twin else pipeline.items(wire)
+    if steps:
+        source = stepping(pipeline, wire, twin)
+    else:
+        source = _calls_py.PipelineBase.items(pipeline, wire) if twin else pipeline.items(wire)
     out: list[Any] = []
     try:
         for item in source:
@@ -68,7 +86,21 @@ def test_the_iterator_gives_the_twins_items(fmt: str, responses: list[list[Any]]
         items.insert(error_at, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
                      if fmt == "anthropic" else {"type": "error", "code": "server_error", "message": "Overloaded"}
                      if fmt == "openai_responses" else {"error": {"message": "Overloaded", "type": "server_error"}})
-    assert drain(fmt, items, False, make_parser, fail_at) == drain(fmt, items, True, make_parser, fail_at)
+    expected = drain(fmt, items, True, make_parser, fail_at)
+    assert drain(fmt, items, False, make_parser, fail_at) == expected
+    assert drain(fmt, items, False, make_parser, fail_at, steps=True) == expected  # the async loop's way
+    assert drain(fmt, items, True, make_parser, fail_at, steps=True) == expected
+
+
+def test_step_gives_a_lone_item_as_itself_and_a_list_otherwise() -> None:
+    rng = random.Random(7)
+    items = STREAMS["anthropic"]([[{"path": "src/a"}]], rng)
+    for twin in (False, True):
+        pipeline = StreamPipeline(MODULES["anthropic"].adapter(), ToolStreamState())
+        step = (lambda item, p=pipeline: _calls_py.PipelineBase.step(p, item)) if twin else pipeline.step
+        shapes = [type(step(item)) is list for item in items]
+        assert shapes[0] and not all(shapes)  # the stream's start gives no item; an argument delta gives one
+        assert not pipeline.over
 
 
 def test_an_iterator_that_is_not_a_list_and_an_empty_one(make_parser: Any) -> None:

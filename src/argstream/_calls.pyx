@@ -360,6 +360,14 @@ cdef class PipelineBase:
         self.over = self._run.over
         return out
 
+    def step(self, item):
+        """``feed``, or the one item itself when there is exactly one and the stream goes on (see the twin)."""
+        cdef object result = self.feed_item(item)
+        cdef list out = result if type(result) is list else list(result)
+        if PyList_GET_SIZE(out) == 1 and not self.over:
+            return <object>PyList_GET_ITEM(out, 0)
+        return out
+
     def items(self, iterator):
         """The stream items of every wire item ``iterator`` gives (see the twin): an iterator object
         whose ``__next__`` feeds the next wire item when the items of the last one are used up."""

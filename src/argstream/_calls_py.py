@@ -284,6 +284,15 @@ class PipelineBase:
         self.over = self._run.over
         return out
 
+    def step(self, item: Any) -> Any:
+        """``feed(item)``, but the one item itself (not a list) when there is exactly one and the stream
+        goes on: what the async loop yields from, without a list to walk for each argument delta.
+        A list (possibly empty) means: yield each, then stop if ``over``."""
+        out = self.feed(item)
+        if len(out) == 1 and not self.over:
+            return out[0]
+        return out
+
     def items(self, iterator: Any) -> Any:
         """The stream items of every wire item ``iterator`` gives, in order, until it is exhausted or an
         item ends the stream (``over``); what ``iter_tool_stream`` yields from (compiled: an iterator

@@ -556,17 +556,21 @@ async def aiter_tool_stream(
             if pipeline.over:
                 return
             if is_async:
+                step = pipeline.step  # an argument delta's one item comes as itself, not in a list
                 async for wire_item in iterator:
-                    for out_item in push(wire_item):
+                    out = step(wire_item)
+                    if type(out) is not list:
+                        yield out
+                        continue
+                    for out_item in out:
                         yield out_item
                     if pipeline.over:
                         return
             else:
-                for wire_item in iterator:
-                    for out_item in push(wire_item):
-                        yield out_item
-                    if pipeline.over:
-                        return
+                for out_item in pipeline.items(iterator):  # compiled: no Python frame per wire item
+                    yield out_item
+                if pipeline.over:
+                    return
             out = pipeline.end()
         except Exception:
             for out_item in pipeline.failed():
