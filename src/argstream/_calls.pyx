@@ -250,6 +250,7 @@ cdef class ArgumentCall:
                 else:
                     completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
                     self._open_path = None
+                    self._open_pieces = None  # a finished string's pieces are let go, not kept to the call's end
                 out.append(new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin))
         else:
             self._push_slow(fragments, out)
@@ -269,6 +270,10 @@ cdef class ArgumentCall:
                 builder = self._cparser._builder
             else:
                 spans, keys = self.parser.spans, getattr(self.parser, "keys", None)
+        if PyList_GET_SIZE(fragments) == 0 and not (
+                builder.read_keys() if builder is not None else (self.spans and keys)):
+            self._looked = False  # a push that read nothing whole (half a key) has nothing to check
+            return 0
         if self._skipper is not None:
             if builder is not None:
                 self._looked = not self._skipper.skip(fragments, True if builder.read_keys() else None)
@@ -314,6 +319,7 @@ cdef class ArgumentCall:
                 path, leaf = fragment
                 completed = self._agg_push(fragment)
                 self._open_path = None
+                self._open_pieces = None
                 out.append(make(self.id, self.name, path, leaf, completed, self.index, self.twin))
             else:
                 path, leaf = FLATTEN(fragment)

@@ -215,8 +215,10 @@ class ArgumentCall:
             fragments = getattr(exc, "fragments", None) or []
         if self.validator is not None:  # before any return: a key can end a chunk that has no fragment
             if self.spans:
-                self.validator.extend(fragments, self.parser.spans, getattr(self.parser, "keys", None))
-            else:
+                keys = getattr(self.parser, "keys", None)
+                if fragments or keys:  # a push that read nothing whole (half a key) has nothing to check
+                    self.validator.extend(fragments, self.parser.spans, keys)
+            elif fragments:
                 self.validator.extend(fragments)
         if not fragments:
             return []
@@ -237,7 +239,7 @@ class ArgumentCall:
                     self._open_path = path
                     self._open_pieces = self.aggregator.open_pieces()
                 else:
-                    self._open_path = None
+                    self._open_path = self._open_pieces = None  # a finished string's pieces are let go
                 out.append(make(call_id, name, path, leaf, completed, index, twin))
         else:
             for fragment in fragments:
