@@ -287,3 +287,25 @@ def test_every_split_of_a_document_gives_the_same_arguments(builder):
         request = builder.handle_flush(cut).kind
         assert request.arguments == expected, cut
         assert request.error is None
+
+
+def test_a_finished_strings_pieces_are_not_kept_to_the_calls_end(make_parser):
+    """The pieces of a streamed string are joined once it closes and let go then: a long ``content``
+    followed by more keys is not held twice (its pieces and its value) until the call is flushed."""
+    import gc
+
+    builder = EventBuilder(parser_factory=lambda: make_parser(flat=True))  # the flat fragments streams use
+    builder.handle_part(0, ToolCall(ToolCallStart("c1", "write")))
+    builder.handle_part(0, ToolCall(ArgumentChunk('{"content": "')))
+    for _ in range(300):
+        builder.handle_part(0, ToolCall(ArgumentChunk("abcdefg")))
+    call = builder.call(0)
+
+    def longest_list() -> int:  # held by the call or by its aggregator
+        held = gc.get_referents(call) + gc.get_referents(call.aggregator)
+        return max((len(r) for r in held if type(r) is list), default=0)
+
+    assert longest_list() >= 300  # the open string's pieces, joined when it closes
+    completed = builder.handle_part(0, ToolCall(ArgumentChunk('", "all": true')))
+    assert [p.completed.value for p in completed if p.completed is not None] == ["abcdefg" * 300, True]
+    assert longest_list() < 300
