@@ -18,6 +18,9 @@ Cases (``impl``), all through public API:
 ``wire-dicts`` / ``wire-dicts+tools`` / ``async-wire-dicts``
     ``iter_tool_stream`` on the decoded wire dicts; with ``tools=`` (``maxLength`` and ``pattern`` on
     ``path``); ``aiter_tool_stream`` on an async generator of them.
+``async-floor``
+    the async protocol alone: the same async generator of wire dicts through one async generator that
+    passes each on, to an ``async for`` (no work); ``async-wire-dicts`` minus this is argstream's part.
 ``coordinator`` / ``coordinator-async``
     ``TurnCoordinator`` with a policy that decides at ``path`` (unattended under ``src/``), ``run`` /
     ``arun`` over the wire dicts.
@@ -104,7 +107,7 @@ COORDINATOR_TAKES_STREAM = "provider" in inspect.signature(TurnCoordinator).para
 
 #: Cases by kind of provider. The SDK cases exist for the three delta providers only.
 WIRE_IMPLS = ("parser", "json.loads-floor", "raw-sse", "raw-sse-bytes", "wire-dicts", "wire-dicts+tools",
-              "async-wire-dicts", "coordinator", "coordinator-async")
+              "async-wire-dicts", "async-floor", "coordinator", "coordinator-async")
 SDK_IMPLS = ("sdk-raw", "sdk-raw+argstream", "sdk-objects", "sdk-objects-iterate", "sdk-accumulate",
              "sdk-helper", "argstream-e2e")
 SDK_PACKAGE = {"anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai"}
@@ -168,6 +171,23 @@ def _loop() -> asyncio.AbstractEventLoop:
 async def _agen(items: Iterable[Any]) -> AsyncIterator[Any]:
     for item in items:
         yield item
+
+
+async def _stage(items: Iterable[Any]) -> AsyncIterator[Any]:
+    async for item in _agen(items):
+        yield item
+
+
+def async_floor(items: tuple[Any, ...]) -> int:
+    """The async protocol alone: ``_agen`` through one async generator stage that passes each item on, to
+    an ``async for`` (what any async stage between a source and its consumer costs, doing nothing)."""
+    async def main() -> int:
+        n = 0
+        async for _ in _stage(items):
+            n += 1
+        return n
+
+    return _loop().run_until_complete(main())
 
 
 def async_final_arguments(items: tuple[Any, ...], provider: str) -> Any:
@@ -410,6 +430,8 @@ def event_case(provider: str, size: str, impl: str) -> Case:
         return checked, items, equal
     if impl == "async-wire-dicts":
         return (lambda items: async_final_arguments(items, provider)), items, equal
+    if impl == "async-floor":
+        return async_floor, items, count(len(items))
     if impl == "coordinator":
         return (lambda items: coordinator_run(items, provider)), items, lambda r: equal(_turn_arguments(r))
     if impl == "coordinator-async":
