@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_pipeline_fastpath import canon
 
 from argstream import aiter_tool_stream, iter_tool_stream
 from argstream.providers import ProviderProtocolError
@@ -60,6 +61,49 @@ def test_raw_chunks_cut_anywhere_give_the_calls(body: Any, sizes: list[int], as_
     items = list(iter_tool_stream(cut(data, sizes)))
     assert calls(items) == [("fs_create_file", ARGS)]
     assert isinstance(items[-1], StreamFinished) and items[-1].reason.value == "tool_use"
+
+
+@pytest.mark.parametrize("body", [anthropic_sse, ollama_ndjson])
+@given(sizes=st.lists(st.integers(1, 40), max_size=8), as_bytes=st.booleans(), fail_at=st.none() | st.integers(0, 60))
+def test_the_async_twin_gives_the_synchronous_items(body: Any, sizes: list[int], as_bytes: bool,
+                                                    fail_at: int | None) -> None:
+    """``aiter_tool_stream`` on raw chunks, from an async source or a plain list, gives what
+    ``iter_tool_stream`` gives for the same chunks, item for item, and raises what it raises after
+    the same items (a source that fails mid-stream)."""
+    data: Any = body().encode() if as_bytes else body()
+    chunks = cut(data, sizes)
+
+    def source() -> Any:
+        for n, chunk in enumerate(chunks):
+            if n == fail_at:
+                raise ConnectionError("the connection dropped")
+            yield chunk
+
+    async def asource() -> Any:
+        for chunk in source():
+            yield chunk
+
+    def outcome(items: Any) -> tuple[list[Any], Any]:
+        out: list[Any] = []
+        try:
+            for item in items:
+                out.append(canon(item))
+        except ConnectionError as exc:
+            return out, str(exc)
+        return out, None
+
+    async def collect(stream: Any) -> tuple[list[Any], Any]:
+        out: list[Any] = []
+        try:
+            async for item in aiter_tool_stream(stream):
+                out.append(canon(item))
+        except ConnectionError as exc:
+            return out, str(exc)
+        return out, None
+
+    expected = outcome(iter_tool_stream(source()))
+    assert asyncio.run(collect(asource())) == expected
+    assert asyncio.run(collect(source())) == expected  # a plain iterable under the async twin
 
 
 def test_the_async_twin_reads_an_async_byte_stream() -> None:

@@ -1,7 +1,7 @@
 # cython: language_level=3, embedsignature=True, binding=False
 """Raw SSE in C: the compiled ``EventTemplate`` (twin: ``providers.templates.EventTemplate``), the
 ``SSELane`` that reads the run of argument-delta events a live stream is made of, and ``RawItems``,
-the loop that gives a raw stream's items (``stream._iter_raw`` / ``_aiter_raw``).
+the loop that gives a raw stream's items (``iter_tool_stream`` / ``aiter_tool_stream``).
 
 The lane is an optimisation of ``RawReader`` and nothing more: from a position where the decoder
 holds no unfinished line and no event, it reads whole events of the form ``[event: ...\\n]data:
@@ -334,7 +334,7 @@ cdef object _END = object()
 @cython.final
 cdef class RawItems:
     """The stream items of raw SSE / NDJSON chunks through a ``RawReader``, one ``__next__`` at a time
-    (the raw loop of ``stream.iter_tool_stream``, in C; ``step`` is ``aiter_tool_stream``'s): a chunk
+    (the raw loop of ``iter_tool_stream``, in C; ``step`` is ``aiter_tool_stream``'s): a chunk
     that starts where the reader holds nothing (no unfinished line or event, no partial character, no
     pending CR) goes to its compiled lane first;
     the rest of it, and every other chunk, to ``reader.feed``. Iteration stops when the chunks end,
@@ -381,13 +381,21 @@ cdef class RawItems:
                     self.sync()
                     self.stopped = True
                     raise StopIteration
-            out = self.out = self.step(chunk)
+            out = self.out = self.take(chunk)
             self.at = 0
         chunk = <object>PyList_GET_ITEM(out, self.at)
         self.at += 1
         return chunk
 
-    cpdef list step(self, chunk):
+    def step(self, chunk):
+        """``aiter_tool_stream``'s loop: the stream items of one chunk, or the one item itself when there is
+        exactly one and the stream goes on (see the twin)."""
+        cdef list out = self.take(chunk)
+        if PyList_GET_SIZE(out) == 1 and not self.stopped:
+            return <object>PyList_GET_ITEM(out, 0)
+        return out
+
+    cdef list take(self, chunk):
         """The stream items of one chunk (``RawReader.feed``); sets ``stopped`` when the reader is over."""
         cdef list out
         cdef str text = None

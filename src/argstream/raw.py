@@ -159,8 +159,8 @@ _END = object()
 
 class RawItems:
     """The stream items of raw chunks through a :class:`RawReader` (the twin of ``_raw.RawItems``, the
-    raw loop of ``stream.iter_tool_stream`` and ``_aiter_raw``): iteration feeds ``first``, then each chunk of
-    ``chunks``, and stops when they end, an exception is kept in ``reader.error`` or the stream is
+    raw loop of ``iter_tool_stream`` and ``aiter_tool_stream``): iteration feeds ``first``, then each
+    chunk of ``chunks``, and stops when they end, an exception is kept in ``reader.error`` or the stream is
     over; ``step(chunk)`` feeds one chunk (the async loop's), ``close()`` ends the input."""
 
     __slots__ = ("reader", "stopped", "_pending", "_chunks")
@@ -179,11 +179,20 @@ class RawItems:
                 if chunk is _END:
                     self.stopped = True
                     return
-            out = self.step(chunk)
+            out = self._take(chunk)
             chunk = _END
             yield from out
 
-    def step(self, chunk: Any) -> list[Any]:
+    def step(self, chunk: Any) -> Any:
+        """The stream items of one chunk, or the one item itself (not a list) when there is exactly one
+        and the stream goes on: what the async loop yields from, without a list to walk for each delta.
+        A list (possibly empty) means: yield each, then stop if ``stopped``."""
+        out = self._take(chunk)
+        if len(out) == 1 and not self.stopped:
+            return out[0]
+        return out
+
+    def _take(self, chunk: Any) -> list[Any]:
         out = self.reader.feed(chunk)
         if self.reader.over:
             self.stopped = True

@@ -537,8 +537,36 @@ async def aiter_tool_stream(
             for item in state.feed(Finished(FinishReason.ERROR)):
                 yield item
             raise
-        if raw:
-            async for out_item in _aiter_raw(first, iterator, is_async, provider, state, provider_options):
+        if raw:  # (the loop of raw input, here rather than in a generator of its own: one frame per item)
+            reader = _raw_reader(provider, state, provider_options)
+            items = raw_items(reader, first, None if is_async else iterator)
+            try:
+                if is_async:
+                    step = items.step  # a delta's one item comes as itself, not in a list
+                    out = step(first)
+                    for out_item in [out] if type(out) is not list else out:
+                        yield out_item
+                    if not items.stopped:
+                        async for chunk in iterator:
+                            out = step(chunk)
+                            if type(out) is not list:
+                                yield out
+                                continue
+                            for out_item in out:
+                                yield out_item
+                            if items.stopped:
+                                break
+                else:
+                    for out_item in items:  # compiled: one iterator object, no Python frame per chunk
+                        yield out_item
+                for out_item in [] if reader.over else items.close():
+                    yield out_item
+                out = _raw_end(reader, state)
+            except Exception:
+                for out_item in _raw_failed(reader, state):
+                    yield out_item
+                raise
+            for out_item in out:
                 yield out_item
             return
         pipeline = pipeline_for(provider, first, state, provider_options)
@@ -597,7 +625,6 @@ def _with_tools(builder_factory: Callable[[], EventBuilder], tools: Any, lenient
 
 
 _RAW = (str, bytes, bytearray, memoryview)
-_END = object()
 
 
 def _fusable(provider: Provider) -> bool:
@@ -634,37 +661,6 @@ def _raw_failed(reader: RawReader, state: ToolStreamState) -> list[Any]:
     if reader.pipeline is not None:
         return reader.pipeline.failed()
     return [] if reader.undetected else state.feed(Finished(FinishReason.ERROR))
-
-
-async def _aiter_raw(first: Any, chunks: Any, is_async: bool, provider: Provider, state: ToolStreamState,
-                     options: Mapping[str, Any] | None) -> AsyncIterator[StreamItem]:
-    """:func:`aiter_tool_stream` over raw SSE / NDJSON chunks, in one pass (:class:`RawReader`)."""
-    reader = _raw_reader(provider, state, options)
-    items = raw_items(reader, first, None)
-    step = items.step
-    try:
-        chunk = first
-        while chunk is not _END:
-            for item in step(chunk):
-                yield item
-            if items.stopped:
-                break
-            if is_async:
-                try:
-                    chunk = await chunks.__anext__()
-                except StopAsyncIteration:
-                    chunk = _END
-            else:
-                chunk = next(chunks, _END)
-        for item in [] if reader.over else items.close():
-            yield item
-        out = _raw_end(reader, state)
-    except Exception:
-        for item in _raw_failed(reader, state):
-            yield item
-        raise
-    for item in out:
-        yield item
 
 
 def _decoded(first: Any, chunks: Iterator[Any]) -> Iterator[Any]:
