@@ -18,6 +18,8 @@ Cases (``impl``), all through public API:
 ``wire-dicts`` / ``wire-dicts+tools`` / ``async-wire-dicts``
     ``iter_tool_stream`` on the decoded wire dicts; with ``tools=`` (``maxLength`` and ``pattern`` on
     ``path``); ``aiter_tool_stream`` on an async generator of them.
+``async-raw-sse``
+    ``aiter_tool_stream`` on an async generator of the raw SSE / NDJSON text chunks (one per event).
 ``async-floor``
     the async protocol alone: the same async generator of wire dicts through one async generator that
     passes each on, to an ``async for`` (no work); ``async-wire-dicts`` minus this is argstream's part.
@@ -107,7 +109,7 @@ COORDINATOR_TAKES_STREAM = "provider" in inspect.signature(TurnCoordinator).para
 
 #: Cases by kind of provider. The SDK cases exist for the three delta providers only.
 WIRE_IMPLS = ("parser", "json.loads-floor", "raw-sse", "raw-sse-bytes", "wire-dicts", "wire-dicts+tools",
-              "async-wire-dicts", "async-floor", "coordinator", "coordinator-async")
+              "async-wire-dicts", "async-floor", "async-raw-sse", "coordinator", "coordinator-async")
 SDK_IMPLS = ("sdk-raw", "sdk-raw+argstream", "sdk-objects", "sdk-objects-iterate", "sdk-accumulate",
              "sdk-helper", "argstream-e2e")
 SDK_PACKAGE = {"anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai"}
@@ -186,6 +188,19 @@ def async_floor(items: tuple[Any, ...]) -> int:
         async for _ in _stage(items):
             n += 1
         return n
+
+    return _loop().run_until_complete(main())
+
+
+def async_raw_arguments(chunks: tuple[Any, ...], provider: str) -> Any:
+    """``aiter_tool_stream`` on an async generator of the raw SSE / NDJSON chunks (as ``httpx``'s
+    ``aiter_text`` gives them), to the final arguments."""
+    async def main() -> Any:
+        out = None
+        async for item in aiter_tool_stream(_agen(chunks), provider):
+            if type(item) is ToolCallFinished:
+                out = item.arguments
+        return out
 
     return _loop().run_until_complete(main())
 
@@ -430,6 +445,8 @@ def event_case(provider: str, size: str, impl: str) -> Case:
         return checked, items, equal
     if impl == "async-wire-dicts":
         return (lambda items: async_final_arguments(items, provider)), items, equal
+    if impl == "async-raw-sse":
+        return (lambda chunks: async_raw_arguments(chunks, provider)), stream.chunks, equal
     if impl == "async-floor":
         return async_floor, items, count(len(items))
     if impl == "coordinator":

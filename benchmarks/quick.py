@@ -37,7 +37,7 @@ EVENT_SIZES = tuple(s.strip() for s in os.environ.get("ARGSTREAM_BENCH_EVENT_SIZ
 EVENT_CASES = (
     (("anthropic", "openai_chat", "openai_responses"),
      ("parser", "json.loads-floor", "raw-sse", "wire-dicts", "wire-dicts+tools", "async-wire-dicts",
-      "async-floor", "coordinator", "coordinator-async")),
+      "async-floor", "async-raw-sse", "coordinator", "coordinator-async")),
     (("anthropic", "openai_chat"), ("sdk-objects", "sdk-objects-iterate", "sdk-helper", "argstream-e2e")),
     (("gemini", "ollama"), ("parser", "wire-dicts")),
 )

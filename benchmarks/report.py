@@ -239,8 +239,8 @@ EVENT_MARGINS: tuple[EventMargin, ...] = (
 #: The per-delta figures table: its rows, in order (the README's issue-17 table).
 EVENT_FIGURES = (
     "parser", "json.loads-floor", "raw-sse", "raw-sse-bytes", "wire-dicts", "wire-dicts+tools", "async-wire-dicts",
-    "async-floor", "coordinator", "coordinator-async", "sdk-objects", "sdk-raw", "sdk-raw+argstream", "sdk-accumulate",
-    "sdk-helper", "argstream-e2e",
+    "async-floor", "async-raw-sse", "coordinator", "coordinator-async", "sdk-objects", "sdk-raw", "sdk-raw+argstream",
+    "sdk-accumulate", "sdk-helper", "argstream-e2e",
 )
 SIZE_ORDER = ("2K", "20K", "200K")
 
