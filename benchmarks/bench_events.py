@@ -192,20 +192,9 @@ def async_floor(items: tuple[Any, ...]) -> int:
     return _loop().run_until_complete(main())
 
 
-def async_raw_arguments(chunks: tuple[Any, ...], provider: str) -> Any:
-    """``aiter_tool_stream`` on an async generator of the raw SSE / NDJSON chunks (as ``httpx``'s
-    ``aiter_text`` gives them), to the final arguments."""
-    async def main() -> Any:
-        out = None
-        async for item in aiter_tool_stream(_agen(chunks), provider):
-            if type(item) is ToolCallFinished:
-                out = item.arguments
-        return out
-
-    return _loop().run_until_complete(main())
-
-
 def async_final_arguments(items: tuple[Any, ...], provider: str) -> Any:
+    """``aiter_tool_stream`` on an async generator of ``items`` (wire dicts, or raw SSE / NDJSON chunks
+    as ``httpx``'s ``aiter_text`` gives them), to the final arguments."""
     async def main() -> Any:
         out = None
         async for item in aiter_tool_stream(_agen(items), provider):
@@ -446,7 +435,7 @@ def event_case(provider: str, size: str, impl: str) -> Case:
     if impl == "async-wire-dicts":
         return (lambda items: async_final_arguments(items, provider)), items, equal
     if impl == "async-raw-sse":
-        return (lambda chunks: async_raw_arguments(chunks, provider)), stream.chunks, equal
+        return (lambda chunks: async_final_arguments(chunks, provider)), stream.chunks, equal
     if impl == "async-floor":
         return async_floor, items, count(len(items))
     if impl == "coordinator":
