@@ -21,7 +21,8 @@ def char_spans(make_parser: Callable[..., Any], text: str) -> Iterator[tuple[Any
 
 def check_chars(schema: Any, make_parser: Callable[..., Any], text: str) -> tuple[list[tuple[Any, int]], dict]:
     """Validate ``text`` fed a character at a time: ``[(violation, position when reported)]`` and
-    ``{path: position when its Done arrived}``. Text that is not JSON stops at its parse error."""
+    ``{path: [position when each of its values' Done arrived, in order]}`` (a key given twice has two).
+    Text that is not JSON stops at its parse error."""
     validator = schema.validator()
     found: list[tuple[Any, int]] = []
     done_at: dict[tuple, int] = {}
@@ -30,7 +31,7 @@ def check_chars(schema: Any, make_parser: Callable[..., Any], text: str) -> tupl
             for violation in validator.feed(fragment, span):
                 found.append((violation, position))
             if isinstance(fragment[1], Done):
-                done_at.setdefault(fragment[0], position)
+                done_at.setdefault(fragment[0], []).append(position)
     except ArgumentStreamError:
         pass
     return found, done_at
