@@ -265,20 +265,18 @@ cdef class ArgumentCall:
         chunk the validator looks at."""
         cdef FragmentBuilder builder = None
         cdef object spans = None, keys = None
+        cdef bint keyed
         if self.spans:
             if self._cparser is not None:  # the compiled parser's own builder, without its guarded properties
                 builder = self._cparser._builder
             else:
                 spans, keys = self.parser.spans, getattr(self.parser, "keys", None)
-        if PyList_GET_SIZE(fragments) == 0 and not (
-                builder.read_keys() if builder is not None else (self.spans and keys)):
+        keyed = builder.read_keys() if builder is not None else bool(keys)
+        if PyList_GET_SIZE(fragments) == 0 and not keyed:
             self._looked = False  # a push that read nothing whole (half a key) has nothing to check
             return 0
         if self._skipper is not None:
-            if builder is not None:
-                self._looked = not self._skipper.skip(fragments, True if builder.read_keys() else None)
-            else:
-                self._looked = not self._skipper.skip(fragments, keys)
+            self._looked = not self._skipper.skip(fragments, keys if builder is None else (True if keyed else None))
             if not self._looked:
                 return 0
         if builder is not None:
