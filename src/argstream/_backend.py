@@ -152,6 +152,9 @@ else:
     PydanticAIFast = fastpath_c.PydanticAIFast if fastpath_c is not None else _fastpath_py.PydanticAIFast
     AgentsFast = fastpath_c.AgentsFast if fastpath_c is not None else _fastpath_py.AgentsFast
 
+#: whether arguments a provider sent whole can reach the call as their decoded value (``events.WholeArguments``)
+walkable: Any = calls_c.walkable if calls_c is not None else _calls_py.walkable
+
 ArgumentCallPy = _calls_py.ArgumentCall
 ToolCallArgumentProgressPy = _calls_py.ToolCallArgumentProgress
 #: the progress item classes of both implementations

@@ -8,18 +8,26 @@ at the same path object is appended to that string's pieces without calling the 
 """
 
 cimport cython
+from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND
+from libc.math cimport isfinite
+from libc.stdint cimport uint16_t, uint32_t
 
 from argstream._aggregate cimport FragmentAggregator
-from argstream._fragments cimport String
+from argstream._fragments cimport String, new_scalar, new_string
 from argstream._fragment_builder cimport FragmentBuilder
 from argstream._parser cimport IncrementalArgParser
 from argstream._piece_skip cimport PieceSkipper
 from argstream._fastpath cimport FastTest, fast_test
 
 from argstream import _calls_py
+from argstream._encode import compact as _compact
+from argstream._fragments_py import DONE as _DONE_PY
+from argstream._fragments_py import Empty as _EmptyPy
 from argstream._fragments_py import String as _PyString
 from argstream.errors import ArgumentStreamError
 from argstream.fragments import flatten, nest
@@ -31,6 +39,13 @@ cdef object NEST_TWIN = _calls_py.nest_twin
 cdef object NEST = nest
 cdef object FLATTEN = flatten
 cdef object _END = object()  # PipelineItems: the wire iterator is exhausted
+cdef object DONE = _DONE_PY
+cdef object STRICT_PARSERS = _calls_py._STRICT_PARSERS
+cdef object EMPTY_OBJECT = _EmptyPy("object")
+cdef object EMPTY_ARRAY = _EmptyPy("array")
+cdef object EMPTY_STRING = _EmptyPy("string")
+cdef int WALK_MAX_DEPTH = _calls_py.WALK_MAX_DEPTH
+cdef object JSON_DUMPS = None  # json.dumps, for a value compact() refuses (imported on first use)
 
 
 @cython.final
@@ -143,6 +158,97 @@ cdef inline ToolCallArgumentProgress new_progress(object call_id, object name, o
     return p
 
 
+cdef inline bint plain_string(str text) noexcept:
+    """``text`` holds no lone surrogate (which the parser would replace): every 1-byte ``str``, else scanned."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(text)
+    cdef const uint16_t* s2
+    cdef const uint32_t* s4
+    cdef unsigned int bad = 0
+    if kind == 1:
+        return True
+    if kind == 2:
+        s2 = <const uint16_t*>PyUnicode_DATA(text)
+        for i in range(n):
+            bad |= (s2[i] >> 11) == 0x1B  # 0xD800-0xDFFF
+    else:
+        s4 = <const uint32_t*>PyUnicode_DATA(text)
+        for i in range(n):
+            bad |= (s4[i] >> 11) == 0x1B
+    return bad == 0
+
+
+cdef bint _walkable(object value, int depth) except -1:
+    cdef type t = type(value)
+    cdef int overflow = 0
+    if t is str:
+        return plain_string(<str>value)
+    if value is None or t is bool:
+        return True
+    if t is int:
+        PyLong_AsLongLongAndOverflow(value, &overflow)
+        return overflow == 0
+    if t is float:
+        return isfinite(PyFloat_AS_DOUBLE(value))
+    if depth >= WALK_MAX_DEPTH:
+        return False
+    if t is dict:
+        for k, v in (<dict>value).items():
+            if type(k) is not str or not plain_string(<str>k) or not _walkable(v, depth + 1):
+                return False
+        return True
+    if t is list or t is tuple:
+        for v in value:
+            if not _walkable(v, depth + 1):
+                return False
+        return True
+    return False
+
+
+def walkable(value):
+    """Whether arguments a provider sent whole can reach the call as their decoded value: ``_calls_py.walkable``."""
+    return _walkable(value, 0)
+
+
+cdef bint _walk(object value, tuple path, int depth, int max_depth, list out) except -1:
+    """``_calls_py._walk`` with the compiled leaves."""
+    cdef type t = type(value)
+    if t is str:
+        out.append((path, new_string(<str>value) if PyUnicode_GET_LENGTH(<str>value) else EMPTY_STRING))
+    elif t is dict:
+        if depth >= max_depth:
+            return False
+        if not value:
+            out.append((path, EMPTY_OBJECT))
+        for k, v in (<dict>value).items():
+            if not _walk(v, path + (k,), depth + 1, max_depth, out):
+                return False
+    elif t is list or t is tuple:
+        if depth >= max_depth:
+            return False
+        if not value:
+            out.append((path, EMPTY_ARRAY))
+        for i, v in enumerate(value):
+            if not _walk(v, path + (i,), depth + 1, max_depth, out):
+                return False
+    else:
+        out.append((path, new_scalar(value)))
+    out.append((path, DONE))
+    return True
+
+
+cdef str _text(object value):
+    """The compact JSON text of ``value`` (``_encode.compact``, else ``json.dumps``: the same text)."""
+    global JSON_DUMPS
+    text = _compact(value)
+    if text is not None:
+        return text
+    if JSON_DUMPS is None:
+        from json import dumps
+        JSON_DUMPS = dumps
+    return JSON_DUMPS(value, ensure_ascii=False, separators=(",", ":"))
+
+
 @cython.final
 cdef class ArgumentCall:
     """One tool call's arguments as they stream: its parser, aggregator and validator, and its flags.
@@ -215,9 +321,6 @@ cdef class ArgumentCall:
     cpdef list push(self, str text):
         """Parse one chunk of argument text; return a progress item per fragment."""
         cdef list fragments
-        cdef list out
-        cdef Py_ssize_t k, n
-        cdef object pair, path, leaf, completed
         if self.error is not None or not text:
             return []
         if not self.seen and not text.isspace():
@@ -230,10 +333,36 @@ cdef class ArgumentCall:
             fragments = self._push_python(text)
         if self._validator is not None:  # before any return: a key can end a chunk that has no fragment
             self._check(fragments)
-        n = PyList_GET_SIZE(fragments)
-        if n == 0:
+        if PyList_GET_SIZE(fragments) == 0:
             return []
-        out = []
+        return self._items(fragments)
+
+    def push_value(self, value):
+        """The items of arguments a provider sent whole, as their decoded value: ``_calls_py.ArgumentCall.push_value``.
+
+        With the compiled parser the fragments come from the value (``_walk``, compiled leaves); with the
+        twin's parser, from the twin's walk; any other call gets the compact text."""
+        cdef list fragments = None
+        if self.error is None and not self.seen and self._validator is None and self._fast_items and not self.lenient and (
+                self._cparser is not None or type(self.parser) in STRICT_PARSERS):
+            if self._cparser is not None:
+                if type(value) is not int and type(value) is not float and _walkable(value, 0):
+                    fragments = []
+                    if not _walk(value, (), 0, self._cparser.max_depth, fragments):
+                        fragments = None
+            else:
+                fragments = _calls_py.walk(value, self.parser.max_depth)
+            if fragments is not None:
+                self.seen = True
+                self.parser.push('""')  # the parser ends where the text would have left it: more text is an error
+                return self._items(fragments)
+        return self.push(_text(value))
+
+    cdef list _items(self, list fragments):
+        """A progress item per fragment, each pushed into the aggregator (a string's later pieces directly)."""
+        cdef Py_ssize_t k, n = PyList_GET_SIZE(fragments)
+        cdef list out = []
+        cdef object pair, path, leaf, completed
         if self._fast_items:
             for k in range(n):
                 pair = <object>PyList_GET_ITEM(fragments, k)

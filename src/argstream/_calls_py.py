@@ -12,16 +12,29 @@ all of them) is appended to that string's pieces directly, without a trip throug
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, ClassVar
 
+from ._fragments_py import DONE, Empty
 from ._fragments_py import ArrayItem as _ArrayItemPy
 from ._fragments_py import ObjectEntry as _ObjectEntryPy
+from ._fragments_py import Scalar as _ScalarPy
+from ._fragments_py import String as _StringPy
 from . import _backend
 from ._backend import STRING_TYPES
 from .errors import ArgumentStreamError
 from .fragments import flatten, nest
 
-__all__ = ["ArgumentCall", "ToolCallArgumentProgress", "nest_twin"]
+__all__ = ["ArgumentCall", "ToolCallArgumentProgress", "nest_twin", "walkable", "walk"]
+
+WALK_MAX_DEPTH = 256
+"""The deepest value :func:`walkable` accepts (the compiled ``compact`` writes no deeper value)."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_EMPTY_OBJECT, _EMPTY_ARRAY, _EMPTY_STRING = Empty("object"), Empty("array"), Empty("string")
+#: the parsers whose fragments :func:`walk` reproduces (a user's subclass may differ)
+_STRICT_PARSERS = frozenset(c for c in (_backend.IncrementalArgParserPy, _backend.IncrementalArgParserC) if c is not None)
 
 
 def nest_twin(path: tuple[Any, ...], leaf: Any) -> Any:
@@ -161,6 +174,68 @@ def _rebuild(tool_call_id: str, tool_name: str, path: tuple[Any, ...], leaf: Any
     return ToolCallArgumentProgress._make(tool_call_id, tool_name, path, leaf, completed, index, twin)
 
 
+def _plain_string(text: str) -> bool:
+    return text.isascii() or _SURROGATE.search(text) is None
+
+
+def walkable(value: Any, depth: int = 0) -> bool:
+    """Whether ``value``, arguments a provider sent whole and decoded, can reach the call as the value
+    (``events.WholeArguments``) rather than as its compact JSON text.
+
+    Exact ``dict`` with ``str`` keys, ``list``, ``tuple``, ``str`` without a lone surrogate, ``int``
+    within 64 bits, finite ``float``, ``bool`` and ``None``, nested at most ``WALK_MAX_DEPTH`` deep:
+    the values whose compact text (``_encode.compact``, ``json.dumps``) parses back to the value
+    itself, fragment for fragment. Anything else is written and parsed, as before.
+    """
+    t = type(value)
+    if t is str:
+        return _plain_string(value)
+    if value is None or t is bool:
+        return True
+    if t is int:
+        return -(1 << 63) <= value < (1 << 63)
+    if t is float:
+        return value - value == 0.0  # finite: inf - inf and nan - nan are nan
+    if depth >= WALK_MAX_DEPTH:
+        return False
+    if t is dict:
+        return all(type(k) is str and _plain_string(k) and walkable(v, depth + 1) for k, v in value.items())
+    if t is list or t is tuple:
+        return all(walkable(v, depth + 1) for v in value)
+    return False
+
+
+def walk(value: Any, max_depth: int, string: Any = _StringPy, scalar: Any = _ScalarPy) -> list[Any] | None:
+    """The flat fragments a strict parser (``max_depth``, leaves made by ``string`` and ``scalar``) gives
+    for the compact JSON text of ``value`` in one push, taken from the value itself; ``None`` when the
+    value is not :func:`walkable` or nests deeper than ``max_depth`` (then the text decides), and for a
+    number at the root, whose text the parser holds until it ends (a digit could follow)."""
+    if type(value) is int or type(value) is float or not walkable(value):
+        return None
+    out: list[Any] = []
+    return out if _walk(value, (), 0, max_depth, string, scalar, out) else None
+
+
+def _walk(value: Any, path: tuple[Any, ...], depth: int, max_depth: int, string: Any, scalar: Any,
+          out: list[Any]) -> bool:
+    t = type(value)
+    if t is str:
+        out.append((path, string(value) if value else _EMPTY_STRING))
+    elif t is dict or t is list or t is tuple:
+        if depth >= max_depth:
+            return False
+        if not value:
+            out.append((path, _EMPTY_OBJECT if t is dict else _EMPTY_ARRAY))
+        else:
+            for step, item in (value.items() if t is dict else enumerate(value)):
+                if not _walk(item, path + (step,), depth + 1, max_depth, string, scalar, out):
+                    return False
+    else:
+        out.append((path, scalar(value)))
+    out.append((path, DONE))
+    return True
+
+
 class ArgumentCall:
     """One tool call's arguments as they stream: its parser, aggregator and validator, and its flags.
 
@@ -222,6 +297,29 @@ class ArgumentCall:
                 self.validator.extend(fragments)
         if not fragments:
             return []
+        return self._items(fragments)
+
+    def push_value(self, value: Any) -> list[Any]:
+        """The items of arguments a provider sent whole, as their decoded value (``events.WholeArguments``):
+        those ``push`` gives for the value's compact JSON text.
+
+        A fresh call of the strict parser, without a schema check, takes the fragments from the value
+        itself (:func:`walk`: no text written, none parsed, each string handed on as the very object);
+        any other call, and a value :func:`walk` declines, gets the text.
+        """
+        parser = self.parser
+        if (self.error is None and not self.seen and self.validator is None and self.flat and not self.lenient
+                and type(parser) in _STRICT_PARSERS):
+            leaves = (_StringPy, _ScalarPy) if self.twin else (_backend.String, _backend.Scalar)
+            fragments = walk(value, parser.max_depth, *leaves)
+            if fragments is not None:
+                self.seen = True
+                parser.push('""')  # the parser ends where the text would have left it: more text is an error
+                return self._items(fragments)
+        return self.push(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+    def _items(self, fragments: list[Any]) -> list[Any]:
+        """A progress item per fragment, each pushed into the aggregator (a string's later pieces directly)."""
         out = []
         progress = self.progress
         make = progress._make

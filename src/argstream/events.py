@@ -47,6 +47,20 @@ class ArgumentChunk(JsonForm):
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class WholeArguments:
+    """A tool call's arguments that a provider sent whole, as their decoded value (internal).
+
+    The fused pipeline's form of the one ``ArgumentChunk`` of compact JSON text that Gemini, Ollama
+    and a whole Anthropic or Responses input otherwise give: the call takes the value's fragments
+    from the value itself, without writing its text and parsing it back (``ArgumentCall.push_value``,
+    the same items). Adapters make it only when the fused pipeline asks (``Adapter.whole_values``)
+    and only for a value ``_backend.walkable`` accepts; ``to_events`` never yields it.
+    """
+
+    value: Any
+
+
 ToolCallPart = Union[ToolCallStart, ArgumentChunk]
 
 
@@ -81,7 +95,7 @@ class ToolCall(JsonForm):
     part: ToolCallPart
 
     def __post_init__(self) -> None:
-        if not isinstance(self.part, (ToolCallStart, ArgumentChunk)):
+        if not isinstance(self.part, (ToolCallStart, ArgumentChunk, WholeArguments)):
             raise TypeError(f"ToolCall holds a ToolCallStart or ArgumentChunk, not {type(self.part).__name__}")
 
 
