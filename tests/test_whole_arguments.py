@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import collections
 import json
+import random
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_pipeline_fastpath import canon
 
-from argstream import _backend, _calls_py
+from argstream import EventBuilder, _backend, _calls_py
 from argstream.aggregate import FragmentAggregator
+from argstream.events import ArgumentChunk, Part, ToolCall, WholeArguments
+from argstream.policy import RunMode, TurnCoordinator
+from argstream.providers import gemini, ollama
+from argstream.stream import ToolCallArgumentProgress, iter_tool_stream, pipeline_for, ToolStreamState
 
 CALLS = {"compiled": _backend.ArgumentCall, "twin": _calls_py.ArgumentCall}
 PROGRESS = {"compiled": _backend.ToolCallArgumentProgress, "twin": _calls_py.ToolCallArgumentProgress}
@@ -110,3 +116,92 @@ def test_walkable_twins_agree() -> None:
     assert [compiled(v) for v in values] == [_calls_py.walkable(v) for v in values]
     assert [_calls_py.walkable(v) for v in values] == [False, True, False, True, False, True, True, False, True,
                                                        True, False, False, True, False, False]
+
+
+# -- whole streams -------------------------------------------------------------------------------
+
+
+def gemini_stream(calls: list[Any], rng: random.Random) -> list[Any]:
+    parts: list[Any] = []
+    for n, args in enumerate(calls):
+        if rng.random() < 0.5:
+            parts.append({"text": f"text {n} "})
+        fields: dict[str, Any] = {"name": f"tool_{n}", "args": args}
+        if rng.random() < 0.5:
+            fields["id"] = f"id-{n}"
+        parts.append({"functionCall": fields})
+    items = []
+    while parts:
+        n = rng.randint(1, 3)
+        take, parts = parts[:n], parts[n:]
+        items.append({"candidates": [{"content": {"parts": take, "role": "model"}, "index": 0}],
+                      "responseId": "r1", "modelVersion": "gemini-2.5-flash"})
+    items.append({"candidates": [{"content": {"parts": [], "role": "model"}, "finishReason": "STOP", "index": 0}],
+                  "responseId": "r1"})
+    return items
+
+
+def ollama_stream(calls: list[Any], rng: random.Random) -> list[Any]:
+    head = {"model": "qwen3:8b", "created_at": "2025-11-26T02:00:00Z"}
+    items = [dict(head, message={"role": "assistant", "content": "hi"}, done=False)]
+    batch: list[Any] = []
+    for n, args in enumerate(calls):
+        batch.append({"function": {"name": f"tool_{n}", "arguments": args}})
+        if rng.random() < 0.5:
+            items.append(dict(head, message={"role": "assistant", "content": "", "tool_calls": batch}, done=False))
+            batch = []
+    if batch:
+        items.append(dict(head, message={"role": "assistant", "content": "", "tool_calls": batch}, done=False))
+    items.append(dict(head, message={"role": "assistant", "content": ""}, done=True, done_reason="stop"))
+    return items
+
+
+WHOLE = {"gemini": (gemini, gemini_stream), "ollama": (ollama, ollama_stream)}
+
+
+def run(items: list[Any], fmt: str, fused: bool, make_parser: Any) -> list[Any]:
+    module = WHOLE[fmt][0]
+    factory = (lambda: EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, max_depth=64,
+                                                                      flat=True)))
+    out: list[Any] = []
+    try:
+        for item in iter_tool_stream(items, module if fused else module.to_events, builder_factory=factory):
+            out.append(canon(item))
+    except Exception as exc:  # noqa: BLE001 - the same error either way
+        out.append(("raised", type(exc).__name__, str(exc)))
+    return out
+
+
+@pytest.mark.parametrize("fmt", sorted(WHOLE))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(calls=st.lists(hostile_values.filter(lambda v: not isinstance(v, float) or v == v) | st.builds(nested,
+                      st.integers(60, 70)), min_size=1, max_size=4), seed=st.integers(0, 2**32))
+def test_a_whole_stream_gives_the_generic_items(fmt: str, calls: list[Any], seed: int, make_parser: Any) -> None:
+    items = WHOLE[fmt][1](calls, random.Random(seed))
+    assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
+
+
+@pytest.mark.parametrize("fmt", sorted(WHOLE))
+def test_only_the_pipeline_gets_the_value(fmt: str) -> None:
+    """``to_events`` gives the text, as documented; the fused pipeline's adapter gives the value."""
+    module, stream = WHOLE[fmt]
+    args = {"path": "a.py", "content": "x" * 100}
+    items = stream([args], random.Random(1))
+    public = [e.part.part for e in module.to_events(items) if type(e) is Part and type(e.part) is ToolCall]
+    assert [type(p) for p in public][1:] == [ArgumentChunk]
+    pipeline = pipeline_for(module, items[0], ToolStreamState())
+    fused = [e.part.part for item in items for e in pipeline.events(item)
+             if type(e) is Part and type(e.part) is ToolCall]
+    assert [type(p) for p in fused][1:] == [WholeArguments] and fused[1].value is args
+    progress = [i for i in iter_tool_stream(items, module) if type(i) is ToolCallArgumentProgress]
+    assert any(getattr(i.leaf, "text", None) is args["content"] for i in progress)
+
+
+@pytest.mark.parametrize("fmt", sorted(WHOLE))
+def test_a_call_refused_at_its_start_drops_its_whole_arguments(fmt: str) -> None:
+    module, stream = WHOLE[fmt]
+    items = stream([{"cmd": "rm -rf /"}], random.Random(3))
+    result = TurnCoordinator(policies={"tool_0": RunMode.SKIP}, provider=module).run(items)
+    (state,) = result.calls
+    assert state.skipped and state.dropped and state.dropped_chunks == 1 and state.chunks == 0
+    assert state.arguments is None

@@ -46,6 +46,7 @@ from .events import (
     ToolCallArgumentProgress,
     ToolCallRequest,
     ToolCallStart,
+    WholeArguments,
     _now,
 )
 from ._backend import ArgumentCall, encode_c, record
@@ -298,6 +299,8 @@ class EventBuilder:
             inner = part.part
             if type(inner) is ArgumentChunk:
                 progress = buffer.call.push(inner.text)
+            elif type(inner) is WholeArguments:
+                progress = buffer.call.push_value(inner.value)
             elif type(inner) is ToolCallStart:
                 self._start(buffer, inner.id, inner.name)
                 progress = []

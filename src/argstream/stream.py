@@ -67,7 +67,7 @@ from .events import (
     ToolCallRequest,
 )
 from .jsonform import JsonForm
-from .providers._common import _Run
+from .providers._common import Adapter, _Run
 from .providers.detect import detect_provider
 from .providers.wire import WireDecoder
 from .raw import RawReader, raw_items
@@ -421,7 +421,10 @@ def pipeline_for(provider: Provider, first: Any, state: ToolStreamState,
     make = getattr(provider, "adapter", None) if isinstance(provider, ModuleType) else None
     if make is None:
         return None
-    return StreamPipeline(make(**(options or {})), state)
+    adapter = make(**(options or {}))
+    if isinstance(adapter, Adapter):
+        adapter.whole_values = True  # its events reach only this pipeline's builder
+    return StreamPipeline(adapter, state)
 
 
 def iter_tool_stream(

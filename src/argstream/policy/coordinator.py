@@ -38,6 +38,7 @@ from .._backend import BACKEND
 from ..builder import EventBuilder
 from ..events import (
     ArgumentChunk, ConversationEvent, Finished, FinishReason, Flush, Part, ToolCall, ToolCallArgumentProgress,
+    WholeArguments,
 )
 from ..stream import (
     StreamFinished, ToolCallFailed, ToolCallFinished, ToolCallStarted, ToolCallViolation, ToolStreamState,
@@ -409,7 +410,7 @@ class TurnCoordinator(CoordinatorBase):
             call = self._live.get(event.index)
             if call is None:
                 call = self._new_call(event.index)
-            if type(event.part.part) is ArgumentChunk:
+            if type(event.part.part) is ArgumentChunk or type(event.part.part) is WholeArguments:
                 if call.dropped:
                     call.dropped_chunks += 1
                     return

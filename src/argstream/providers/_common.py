@@ -44,6 +44,7 @@ from typing import Any
 from .. import _backend
 from ..events import (
     ArgumentChunk, Event, Finished, FinishReason, Flush, Message, Part, Reasoning, Structured, ToolCall, ToolCallStart,
+    WholeArguments,
 )
 
 __all__ = [
@@ -60,6 +61,8 @@ _part = _backend.record(Part)
 _tool_call = _backend.record(ToolCall)
 _start = _backend.record(ToolCallStart)
 _chunk = _backend.record(ArgumentChunk)
+_whole = _backend.record(WholeArguments)
+_walkable = _backend.walkable
 _flush = _backend.record(Flush)
 _finished = _backend.record(Finished)
 _text_kinds: dict[type, Any] = {Message: _backend.record(Message), Reasoning: _backend.record(Reasoning)}
@@ -297,6 +300,17 @@ class Adapter:
 
     TEXT_PATH: tuple[str | int, ...] | None = None
     FREE_FIELDS: tuple[str, ...] = ()
+    #: set by the fused pipeline (``stream.pipeline_for``), the one reader of this adapter's events: an
+    #: argument object sent whole may then be handed on as the value (:meth:`whole_arguments`)
+    whole_values: bool = False
+
+    def whole_arguments(self, index: int, value: Any) -> Part:
+        """The part for arguments a provider sent whole, decoded: ``ArgumentChunk`` of their compact JSON
+        text, or for the fused pipeline, when the value allows, ``WholeArguments(value)`` (the call reads
+        the value's fragments from the value: no text written and parsed back)."""
+        if self.whole_values and _walkable(value):
+            return _part(index, _tool_call(_whole(value)), {})
+        return call_arguments(index, json_text(value))
 
     def feed(self, item: Any) -> list[Event]:
         """Translate one wire item into events (possibly none)."""
@@ -409,6 +423,8 @@ def _check(event: Any) -> None:
             if type(inner.id) is not str or type(inner.name) is not str:
                 raise ProviderProtocolError(f"a tool call's id and name must be strings: {inner!r}")
             return
+        if type(inner) is WholeArguments:
+            return  # made by ``Adapter.whole_arguments`` for a value it checked
         value = inner.text
     else:
         value = part.chunk if type(part) is Structured else part.text

@@ -61,7 +61,6 @@ from ._common import (
     flush,
     get,
     get_list,
-    json_text,
     plain,
     text_field,
 )
@@ -234,7 +233,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
             return []
         out: list[Event] = []
         if block.kind == _TOOL and not block.streamed and block.whole_input:
-            out.append(call_arguments(index, json_text(block.whole_input)))
+            out.append(self.whole_arguments(index, block.whole_input))
         out.append(flush(index, {"citations": block.citations} if block.citations else {}))
         return out
 

@@ -15,6 +15,8 @@ gives alternative answers, not parallel output; the others are ignored):
 - A ``functionCall`` with whole ``args`` (the Gemini API) gets its own index: ``ToolCallStart``,
   then the object serialised once (compact ``json.dumps``) as one ``ArgumentChunk``, then
   ``Flush``. A call with neither ``args`` nor ``partialArgs`` streams no argument text (``{}``).
+  (The fused pipeline of ``iter_tool_stream`` and the coordinator takes the decoded object itself
+  instead, ``Adapter.whole_arguments``: the same items, without writing the text and parsing it.)
 - Vertex AI argument streaming (``functionCall{name, willContinue}``, then
   ``partialArgs[{jsonPath, stringValue|numberValue|boolValue|nullValue, willContinue}]``, then a
   functionCall without ``willContinue``) is turned into JSON text as the pieces arrive, so the
@@ -79,7 +81,6 @@ from ._common import (
     Adapter,
     ProviderProtocolError,
     adrive,
-    call_arguments,
     call_start,
     drive,
     finish_reason,
@@ -88,7 +89,6 @@ from ._common import (
     get,
     get_list,
     json_string_body,
-    json_text,
     plain,
     text_part,
 )
@@ -571,7 +571,7 @@ class GeminiAdapter(Adapter):
         self._response_calls = True
         out.append(call_start(index, call_id, name or "", meta))
         if args is not None:
-            out.append(call_arguments(index, json_text(args)))
+            out.append(self.whole_arguments(index, args))
             out.append(flush(index, flush_meta))
             return
         writer = PartialArgsWriter()
@@ -720,7 +720,7 @@ class InteractionsAdapter(Adapter):
         index, kind, meta, (whole, sent) = state
         out: list[Event] = []
         if kind == "function_call" and not sent and whole:
-            out.append(Part(index, ToolCall(ArgumentChunk(json_text(whole)))))
+            out.append(self.whole_arguments(index, whole))
         elif kind == "thought" and meta:
             out.append(Part(index, Reasoning(""), meta))  # keep a bare signature
         out.append(Flush(index, meta))
@@ -747,6 +747,7 @@ class _AutoAdapter(Adapter):
     def feed(self, item: Any) -> list[Event]:
         if self._inner is None:
             self._inner = InteractionsAdapter() if get(item, "event_type") is not None else GeminiAdapter()
+            self._inner.whole_values = self.whole_values
         return self._inner.feed(item)
 
     def end(self) -> list[Event]:

@@ -6,7 +6,7 @@ decoded NDJSON lines. ``message.thinking`` becomes ``Reasoning`` parts and ``mes
 starts, or the response ends. Each entry of ``message.tool_calls`` arrives whole: it gets its own
 index, ``ToolCallStart``, its ``arguments`` object serialised once (compact ``json.dumps``) as one
 ``ArgumentChunk`` (a string holding JSON text, as some servers send, is passed on as it is), and
-``Flush``.
+``Flush``. The fused pipeline takes the decoded object itself (``Adapter.whole_arguments``).
 
 Tool call ids: the server's ``id`` when the line has one (the SDK drops it), else a deterministic
 ``"<created_at>-call-<n>"`` from the stream's first ``created_at`` (``n`` counts the stream's calls
@@ -32,8 +32,7 @@ from typing import Any
 
 from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    Adapter, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get, get_list, json_text,
-    text_part,
+    Adapter, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get, get_list, text_part,
 )
 
 __all__ = ["OllamaAdapter", "to_events", "ato_events"]
@@ -125,10 +124,11 @@ class OllamaAdapter(Adapter):
         self._response_calls = True
         out.append(call_start(index, call_id, get(function, "name", "")))
         arguments = get(function, "arguments")
-        if arguments is not None:
-            text = arguments if isinstance(arguments, str) else json_text(arguments)
-            if text:
-                out.append(call_arguments(index, text))
+        if isinstance(arguments, str):
+            if arguments:
+                out.append(call_arguments(index, arguments))
+        elif arguments is not None:
+            out.append(self.whole_arguments(index, arguments))
         out.append(flush(index, meta))
 
 

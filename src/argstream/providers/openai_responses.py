@@ -69,7 +69,6 @@ from ._common import (
     get,
     get_list,
     json_string_body,
-    json_text,
     plain,
     text_field,
 )
@@ -327,7 +326,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         for n, (name, parameters) in enumerate(uses):
             index = item.index if n == 0 else self._take_index()
             out.append(call_start(index, f"{call_id}-{n}", name))
-            out.append(call_arguments(index, json_text(parameters)))
+            out.append(self.whole_arguments(index, parameters))
             out.append(flush(index, {**meta, "id_generated": True, "wrapper": "parallel"}))
         return out
 
