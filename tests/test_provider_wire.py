@@ -73,6 +73,38 @@ def test_any_chunking_gives_the_same_items(cuts: list[int], newline: str) -> Non
     assert list(iter_wire(text[a:b] for a, b in zip(bounds, bounds[1:]))) == EVENTS
 
 
+@st.composite
+def mixed_line_ends(draw: st.DrawFn, ndjson: bool) -> tuple[str, list]:
+    """Events whose lines each end in their own LF, CRLF or CR (as a stream that changes writers might);
+    an empty line after a CR never ends in a bare LF, which would make that CR and LF one line end."""
+    events = draw(st.lists(st.dictionaries(st.sampled_from(["a", "é", "👋"]), st.text(max_size=6) | st.integers(),
+                                           max_size=2), min_size=1, max_size=4))
+    lines: list[str] = []
+    for event in events:
+        if ndjson:
+            lines.append(json.dumps(event, ensure_ascii=False))
+            continue
+        if draw(st.booleans()):
+            lines.append(": keep-alive")
+        lines += ["event: e", f"data: {json.dumps(event, ensure_ascii=False)}", ""]
+    out, last = [], ""
+    for line in lines:
+        end = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+        if last == "\r" and not line and end == "\n":
+            end = "\r\n"
+        out.append(line + end)
+        last = end
+    return "".join(out), events
+
+
+@given(st.booleans().flatmap(mixed_line_ends), st.lists(st.integers(0, 600), max_size=10))
+def test_line_ends_mixed_in_one_stream_cut_anywhere(stream: tuple[str, list], cuts: list[int]) -> None:
+    text, events = stream
+    bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
+    assert list(iter_wire(text[a:b] for a, b in zip(bounds, bounds[1:]))) == events
+    assert list(iter_wire([text])) == events
+
+
 def every_first_item() -> list:
     out = []
     for folder in FOLDERS:

@@ -41,6 +41,16 @@ _DONE = "[DONE]"
 _BYTES = (bytes, bytearray, memoryview)
 
 
+def _crlf(lines: list[str]) -> bool:
+    """A chunk split at its LFs has CRLF line ends only: each complete line ends with a CR, the one it
+    holds, and the unfinished last piece holds none."""
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        if line.find("\r") != (len(line) - 1 if i < last else -1) or (i < last and not line):
+            return False
+    return True
+
+
 class WireDecoder:
     """Incremental SSE / NDJSON decoding (see the module doc).
 
@@ -79,16 +89,45 @@ class WireDecoder:
     def _feed_text(self, text: str, out: list[Any]) -> list[Any]:
         if not text:
             return out
-        pos = 1 if self._cr and text[0] == "\n" else 0
-        self._cr = False
-        if self._sse and "\r" not in text and "\n" in text:
-            return self._feed_sse(text[pos:] if pos else text, out)
-        if "\n" not in text and "\r" not in text:  # the common case of a long line: no scan, no match objects
+        if self._cr:
+            self._cr = False
+            if text[0] == "\n":  # the LF of a CRLF whose CR ended the chunk before
+                text = text[1:]
+                if not text:
+                    return out
+        cr = 0  # 1: each complete line of ``lines`` still ends with the CR of its CRLF
+        if "\r" in text:
+            lines = text.split("\n")  # (a split at a single character is a fast scan; at "\r\n" it is not)
+            if not _crlf(lines):
+                return self._feed_lines(text, out)  # a lone CR or LF, or a CRLF cut after its CR
+            cr = 1  # CRLF line ends only (Gemini's SSE)
+        elif "\n" not in text:  # the common case of a long line: no scan, no match objects
             self._tail.append(text)
             self._tail_size += len(text)
             if self._tail_size > self.max_event:
                 raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
             return out
+        else:
+            lines = text.split("\n")
+        if self._sse:
+            return self._feed_sse(lines, out, cr)
+        rest = lines.pop()  # NDJSON, or the stream's first lines
+        if self._tail:
+            self._tail.append(lines[0])
+            lines[0] = "".join(self._tail)
+            self._tail, self._tail_size = [], 0
+        for line in lines:
+            self._read(line[:-1] if cr else line, out)
+        if rest:
+            self._tail.append(rest)
+            self._tail_size = len(rest)
+            if self._tail_size > self.max_event:
+                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+        return out
+
+    def _feed_lines(self, text: str, out: list[Any]) -> list[Any]:
+        """:meth:`_feed_text` for text with a CR that is not part of a CRLF: every line end found by regex."""
+        pos = 0
         for match in _NEWLINE.finditer(text, pos):
             line = text[pos:match.start()]
             if self._tail:
@@ -154,11 +193,12 @@ class WireDecoder:
 
     # -- one line ---------------------------------------------------------------------
 
-    def _feed_sse(self, text: str, out: list[Any]) -> list[Any]:
-        """:meth:`feed` once the stream is known to be SSE and the chunk has LF line ends only: one
-        ``str.split``, and the lines of nearly every event (``event: ...``, ``data: ...`` and the
-        blank line that ends it) handled here; any other line goes to :meth:`_read`."""
-        lines = text.split("\n")
+    def _feed_sse(self, lines: list[str], out: list[Any], cr: int = 0) -> list[Any]:
+        """:meth:`feed` once the stream is known to be SSE, given the chunk split at its LFs (one
+        ``str.split``; the last piece is the unfinished line; with ``cr`` 1 each other line ends with
+        the CR of its CRLF, left out here without a copy of the line): the lines of nearly every event
+        (``event: ...``, ``data: ...`` and the blank line that ends it) handled here; any other line
+        goes to :meth:`_read`."""
         if self._tail:
             lines[0] = "".join(self._tail) + lines[0]
             self._tail, self._tail_size = [], 0
@@ -166,9 +206,10 @@ class WireDecoder:
         data = self._data
         limit = self.max_event
         for line in lines:
-            if len(line) > limit:
+            n = len(line) - cr
+            if n > limit:
                 self._too_long()
-            if not line:
+            if not n:
                 self._line += 1
                 if data:
                     if len(data) == 1 and self._shortcut(data[0], out):
@@ -183,13 +224,13 @@ class WireDecoder:
                 self._line += 1
                 if not data:
                     self._event_line = self._line
-                self._size += len(line) - 5
+                self._size += n - 5
                 if self._size > self.max_event:
                     raise ProviderProtocolError(
                         f"the event at line {self._event_line} is longer than {self.max_event} characters")
-                data.append(line[6:])
+                data.append(line[6:n])
             else:
-                self._read(line, out)
+                self._read(line[:n] if cr else line, out)
         if rest:
             self._tail.append(rest)
             self._tail_size = len(rest)
