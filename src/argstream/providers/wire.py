@@ -119,10 +119,7 @@ class WireDecoder:
         for line in lines:
             self._read(line[:-1] if cr else line, out)
         if rest:
-            self._tail.append(rest)
-            self._tail_size = len(rest)
-            if self._tail_size > self.max_event:
-                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+            self._hold(rest)
         return out
 
     def _feed_lines(self, text: str, out: list[Any]) -> list[Any]:
@@ -232,11 +229,15 @@ class WireDecoder:
             else:
                 self._read(line[:n] if cr else line, out)
         if rest:
-            self._tail.append(rest)
-            self._tail_size = len(rest)
-            if self._tail_size > self.max_event:
-                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+            self._hold(rest)
         return out
+
+    def _hold(self, rest: str) -> None:
+        """Keep a chunk's unfinished last line (the lines before it were read), within ``max_event``."""
+        self._tail.append(rest)
+        self._tail_size = len(rest)
+        if self._tail_size > self.max_event:
+            self._too_long()
 
     def _too_long(self) -> None:
         raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
