@@ -159,13 +159,20 @@ def ollama_stream(calls: list[Any], rng: random.Random) -> list[Any]:
 WHOLE = {"gemini": (gemini, gemini_stream), "ollama": (ollama, ollama_stream)}
 
 
-def run(items: list[Any], fmt: str, fused: bool, make_parser: Any) -> list[Any]:
+TOOLS = {"tool_0": {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}},
+         "tool_1": {"type": "object", "required": ["é"]}}
+
+
+def run(items: list[Any], fmt: str, fused: bool, make_parser: Any, **options: Any) -> list[Any]:
     module = WHOLE[fmt][0]
     factory = (lambda: EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, max_depth=64,
                                                                       flat=True)))
+    if options.get("tools") is not None:
+        factory = EventBuilder  # the schema check's own parser (with spans)
     out: list[Any] = []
     try:
-        for item in iter_tool_stream(items, module if fused else module.to_events, builder_factory=factory):
+        for item in iter_tool_stream(items, module if fused else module.to_events, builder_factory=factory,
+                                     **options):
             out.append(canon(item))
     except Exception as exc:  # noqa: BLE001 - the same error either way
         out.append(("raised", type(exc).__name__, str(exc)))
@@ -175,10 +182,13 @@ def run(items: list[Any], fmt: str, fused: bool, make_parser: Any) -> list[Any]:
 @pytest.mark.parametrize("fmt", sorted(WHOLE))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(calls=st.lists(hostile_values.filter(lambda v: not isinstance(v, float) or v == v) | st.builds(nested,
-                      st.integers(60, 70)), min_size=1, max_size=4), seed=st.integers(0, 2**32))
-def test_a_whole_stream_gives_the_generic_items(fmt: str, calls: list[Any], seed: int, make_parser: Any) -> None:
+                      st.integers(60, 70)), min_size=1, max_size=4), seed=st.integers(0, 2**32),
+       tools=st.sampled_from([None, TOOLS]), text_tool_calls=st.sampled_from([None, "auto"]))
+def test_a_whole_stream_gives_the_generic_items(fmt: str, calls: list[Any], seed: int, tools: Any,
+                                                text_tool_calls: Any, make_parser: Any) -> None:
     items = WHOLE[fmt][1](calls, random.Random(seed))
-    assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
+    options = {"tools": tools, "text_tool_calls": text_tool_calls}
+    assert run(items, fmt, True, make_parser, **options) == run(items, fmt, False, make_parser, **options)
 
 
 @pytest.mark.parametrize("fmt", sorted(WHOLE))
