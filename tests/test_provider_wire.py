@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 
 import pytest
 from hypothesis import given
@@ -103,6 +104,31 @@ def test_line_ends_mixed_in_one_stream_cut_anywhere(stream: tuple[str, list], cu
     bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
     assert list(iter_wire(text[a:b] for a, b in zip(bounds, bounds[1:]))) == events
     assert list(iter_wire([text])) == events
+
+
+@pytest.mark.parametrize("piece", [None, 65536])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "ndjson"])
+def test_a_long_event_is_held_in_two_copies_at_most(newline: str, piece: int | None) -> None:
+    """Reading a 1 MB event holds its line (or the data sliced from it) and the decoded value, not a third
+    copy: each line is let go once read, a line begun in earlier chunks is joined once, and a data line's
+    value is sliced once (traced allocations; the chunks themselves are the caller's)."""
+    n = 1_000_000
+    end = "\n" if newline == "ndjson" else newline
+    if newline == "ndjson":
+        first, big = json.dumps({"a": 1}) + end, json.dumps({"s": "x" * n}) + end
+    else:
+        first, big = f"data: {json.dumps({'a': 1})}{end}{end}", f"data: {json.dumps({'s': 'x' * n})}{end}{end}"
+    decoder = WireDecoder()
+    assert decoder.feed(first) == [{"a": 1}]
+    chunks = [big] if piece is None else [big[i:i + piece] for i in range(0, len(big), piece)]
+    tracemalloc.start()
+    try:
+        out = [item for chunk in chunks for item in decoder.feed(chunk)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == [{"s": "x" * n}]
+    assert peak < 2.3 * n
 
 
 def every_first_item() -> list:

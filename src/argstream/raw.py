@@ -82,8 +82,8 @@ class RawReader(WireDecoder):
         return out
 
     def _feed_text(self, text: str, out: list[Any]) -> list[Any]:
-        if self.lane is None or self._cr or self._sse is False or "\r" in text:
-            return super()._feed_text(text, out)
+        if self.lane is None or self._cr or self._sse is False or "\r" in text or "\n" not in text:
+            return super()._feed_text(text, out)  # (a piece of a long line: no event end to look for)
         pos, size = 0, len(text)
         while pos < size and not self.over:
             lane = self._lane

@@ -109,18 +109,26 @@ class WireDecoder:
             return out
         else:
             lines = text.split("\n")
-        if self._sse:
-            return self._feed_sse(lines, out, cr)
-        rest = lines.pop()  # NDJSON, or the stream's first lines
-        if self._tail:
+        if self._tail:  # the line that earlier chunks began: one join, so a long line is copied once
             self._tail.append(lines[0])
             lines[0] = "".join(self._tail)
             self._tail, self._tail_size = [], 0
-        for line in lines:
-            self._read(line[:-1] if cr else line, out)
+        rest = lines.pop()
+        lines.reverse()  # read by pop(): each line is let go once read, before the next event is decoded
+        if not self._sse:
+            self._feed_read(lines, out, cr)
+        if lines:
+            self._feed_sse(lines, out, cr)
         if rest:
             self._hold(rest)
         return out
+
+    def _feed_read(self, lines: list[str], out: list[Any], cr: int) -> None:
+        """NDJSON lines, or a stream's first lines until one says it is SSE, by :meth:`_read` (``lines`` as
+        :meth:`_feed_sse` takes them)."""
+        while lines and not self._sse:
+            line = lines.pop()
+            self._read(line[:-1] if cr else line, out)
 
     def _feed_lines(self, text: str, out: list[Any]) -> list[Any]:
         """:meth:`_feed_text` for text with a CR that is not part of a CRLF: every line end found by regex."""
@@ -190,19 +198,15 @@ class WireDecoder:
 
     # -- one line ---------------------------------------------------------------------
 
-    def _feed_sse(self, lines: list[str], out: list[Any], cr: int = 0) -> list[Any]:
-        """:meth:`feed` once the stream is known to be SSE, given the chunk split at its LFs (one
-        ``str.split``; the last piece is the unfinished line; with ``cr`` 1 each other line ends with
-        the CR of its CRLF, left out here without a copy of the line): the lines of nearly every event
-        (``event: ...``, ``data: ...`` and the blank line that ends it) handled here; any other line
-        goes to :meth:`_read`."""
-        if self._tail:
-            lines[0] = "".join(self._tail) + lines[0]
-            self._tail, self._tail_size = [], 0
-        rest = lines.pop()
+    def _feed_sse(self, lines: list[str], out: list[Any], cr: int) -> None:
+        """The complete lines of an SSE chunk, in reverse (read by ``pop``), split at their LFs (with ``cr``
+        1 each still ends with the CR of its CRLF, left out where the line is sliced): the lines of nearly
+        every event (``event: ...``, ``data: ...`` and the blank line that ends it) handled here; any
+        other line goes to :meth:`_read`."""
         data = self._data
         limit = self.max_event
-        for line in lines:
+        while lines:
+            line = lines.pop()
             n = len(line) - cr
             if n > limit:
                 self._too_long()
@@ -228,9 +232,6 @@ class WireDecoder:
                 data.append(line[6:n])
             else:
                 self._read(line[:n] if cr else line, out)
-        if rest:
-            self._hold(rest)
-        return out
 
     def _hold(self, rest: str) -> None:
         """Keep a chunk's unfinished last line (the lines before it were read), within ``max_event``."""
@@ -264,11 +265,12 @@ class WireDecoder:
         if line[0] in "{[":
             self._deliver(self._decode(line, self._line), None, out)  # a JSON body outside the event stream (an error)
             return
-        name, _, value = line.partition(":")
-        if name != "data":
+        if line.startswith("data:"):  # the value after one optional space, sliced once
+            value = line[6:] if line[5:6] == " " else line[5:]
+        elif line == "data":
+            value = ""
+        else:
             return  # event, id, retry and unknown fields carry no payload here
-        if value[:1] == " ":
-            value = value[1:]
         if not self._data:
             self._event_line = self._line
         self._size += len(value) + 1
