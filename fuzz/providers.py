@@ -3,12 +3,14 @@ bytes (events dropped, duplicated, reordered, cut; fields given other values or 
 indexes changed) gives stream items or the documented errors, ``ProviderProtocolError`` and
 ``ArgumentStreamError``, each after a ``StreamFinished``; never another exception. Both
 parser backends give the same items, and the same stream sent as raw SSE / NDJSON bytes, cut
-anywhere, gives what the decoded items give.
+anywhere, gives what the decoded items give; and the provider's ``to_events`` (the generic way, its
+public events) gives what the fused pipeline gives.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 from typing import Any, Callable
 
@@ -91,11 +93,14 @@ def _builder(cls: type) -> Callable[[], EventBuilder]:
     return lambda: EventBuilder(parser_factory=cls)
 
 
-def run(stream: Any, provider: str, cls: type) -> tuple[list[str], str | None]:
-    """The items (their stable ``repr``) and the documented error the stream ended with, if any."""
+def run(stream: Any, provider: str, cls: type, generic: bool = False) -> tuple[list[str], str | None]:
+    """The items (their stable ``repr``) and the documented error the stream ended with, if any; with
+    ``generic``, through the provider's ``to_events`` (its public events) instead of the fused pipeline."""
     out: list[str] = []
+    source: Any = getattr(importlib.import_module(f"argstream.providers.{provider}"), "to_events") if generic \
+        else provider
     try:
-        for item in iter_tool_stream(stream, provider, builder_factory=_builder(cls)):
+        for item in iter_tool_stream(stream, source, builder_factory=_builder(cls)):
             out.append(stable_repr(item))
     except (ProviderProtocolError, ArgumentStreamError) as exc:
         # the StreamFinished(ERROR) comes first; after a response that had ended (issue 18 item 3), its
@@ -125,6 +130,8 @@ def provider(data: bytes) -> None:
     outcomes = [run(copy.deepcopy(items), name, cls) for cls in CLASSES]
     for other in outcomes[1:]:
         assert outcomes[0] == other, (name, items, outcomes[0], other)
+    generic = run(copy.deepcopy(items), name, CLASSES[0], generic=True)
+    assert generic == outcomes[0], (name, items, outcomes[0], generic)
     if raw_cut is not None and items and not _lone_surrogate(items):
         raw = run(iter(chunking(raw_cut, encode(items, name))), name, CLASSES[0])
         assert raw == outcomes[0], (name, items, outcomes[0], raw)
