@@ -178,31 +178,34 @@ cdef inline bint plain_string(str text) noexcept:
     return bad == 0
 
 
-cdef bint _walkable(object value, int depth) except -1:
-    cdef type t = type(value)
+cdef inline bint plain_scalar(object value, type t) except -1:
+    """``None``, a ``bool``, an ``int`` within 64 bits or a finite ``float`` (``t`` is its type)."""
     cdef int overflow = 0
-    if t is str:
-        return plain_string(<str>value)
     if value is None or t is bool:
         return True
     if t is int:
         PyLong_AsLongLongAndOverflow(value, &overflow)
         return overflow == 0
-    if t is float:
-        return isfinite(PyFloat_AS_DOUBLE(value))
-    if depth >= WALK_MAX_DEPTH:
-        return False
-    if t is dict:
-        for k, v in (<dict>value).items():
-            if type(k) is not str or not plain_string(<str>k) or not _walkable(v, depth + 1):
-                return False
-        return True
-    if t is list or t is tuple:
+    return t is float and isfinite(PyFloat_AS_DOUBLE(value))
+
+
+cdef bint _walkable(object value, int depth) except -1:
+    cdef type t = type(value)
+    if t is str:
+        return plain_string(<str>value)
+    if t is dict or t is list or t is tuple:
+        if depth >= WALK_MAX_DEPTH:
+            return False
+        if t is dict:
+            for k, v in (<dict>value).items():
+                if type(k) is not str or not plain_string(<str>k) or not _walkable(v, depth + 1):
+                    return False
+            return True
         for v in value:
             if not _walkable(v, depth + 1):
                 return False
         return True
-    return False
+    return plain_scalar(value, t)
 
 
 def walkable(value):
@@ -211,9 +214,11 @@ def walkable(value):
 
 
 cdef bint _walk(object value, tuple path, int depth, int max_depth, list out) except -1:
-    """``_calls_py._walk`` with the compiled leaves."""
+    """``_calls_py._walk`` with the compiled leaves: the fragments, checked in the same pass."""
     cdef type t = type(value)
     if t is str:
+        if not plain_string(<str>value):
+            return False
         out.append((path, new_string(<str>value) if PyUnicode_GET_LENGTH(<str>value) else EMPTY_STRING))
     elif t is dict:
         if depth >= max_depth:
@@ -221,7 +226,7 @@ cdef bint _walk(object value, tuple path, int depth, int max_depth, list out) ex
         if not value:
             out.append((path, EMPTY_OBJECT))
         for k, v in (<dict>value).items():
-            if not _walk(v, path + (k,), depth + 1, max_depth, out):
+            if type(k) is not str or not plain_string(<str>k) or not _walk(v, path + (k,), depth + 1, max_depth, out):
                 return False
     elif t is list or t is tuple:
         if depth >= max_depth:
@@ -231,8 +236,10 @@ cdef bint _walk(object value, tuple path, int depth, int max_depth, list out) ex
         for i, v in enumerate(value):
             if not _walk(v, path + (i,), depth + 1, max_depth, out):
                 return False
-    else:
+    elif plain_scalar(value, t):
         out.append((path, new_scalar(value)))
+    else:
+        return False
     out.append((path, DONE))
     return True
 
@@ -343,12 +350,14 @@ cdef class ArgumentCall:
         With the compiled parser the fragments come from the value (``_walk``, compiled leaves); with the
         twin's parser, from the twin's walk; any other call gets the compact text."""
         cdef list fragments = None
+        cdef Py_ssize_t limit
         if self.error is None and not self.seen and self._validator is None and self._fast_items and not self.lenient and (
                 self._cparser is not None or type(self.parser) in STRICT_PARSERS):
             if self._cparser is not None:
-                if type(value) is not int and type(value) is not float and _walkable(value, 0):
+                if type(value) is not int and type(value) is not float:
+                    limit = self._cparser.max_depth
                     fragments = []
-                    if not _walk(value, (), 0, self._cparser.max_depth, fragments):
+                    if not _walk(value, (), 0, <int>(limit if limit < WALK_MAX_DEPTH else WALK_MAX_DEPTH), fragments):
                         fragments = None
             else:
                 fragments = _calls_py.walk(value, self.parser.max_depth)

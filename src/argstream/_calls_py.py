@@ -178,6 +178,15 @@ def _plain_string(text: str) -> bool:
     return text.isascii() or _SURROGATE.search(text) is None
 
 
+def _plain_scalar(value: Any, t: type) -> bool:
+    """``None``, a ``bool``, an ``int`` within 64 bits or a finite ``float`` (``t`` is its type)."""
+    if value is None or t is bool:
+        return True
+    if t is int:
+        return -(1 << 63) <= value < (1 << 63)
+    return t is float and value - value == 0.0  # finite: inf - inf and nan - nan are nan
+
+
 def walkable(value: Any, depth: int = 0) -> bool:
     """Whether ``value``, arguments a provider sent whole and decoded, can reach the call as the value
     (``events.WholeArguments``) rather than as its compact JSON text.
@@ -190,48 +199,48 @@ def walkable(value: Any, depth: int = 0) -> bool:
     t = type(value)
     if t is str:
         return _plain_string(value)
-    if value is None or t is bool:
-        return True
-    if t is int:
-        return -(1 << 63) <= value < (1 << 63)
-    if t is float:
-        return value - value == 0.0  # finite: inf - inf and nan - nan are nan
-    if depth >= WALK_MAX_DEPTH:
-        return False
-    if t is dict:
-        return all(type(k) is str and _plain_string(k) and walkable(v, depth + 1) for k, v in value.items())
-    if t is list or t is tuple:
+    if t is dict or t is list or t is tuple:
+        if depth >= WALK_MAX_DEPTH:
+            return False
+        if t is dict:
+            return all(type(k) is str and _plain_string(k) and walkable(v, depth + 1) for k, v in value.items())
         return all(walkable(v, depth + 1) for v in value)
-    return False
+    return _plain_scalar(value, t)
 
 
 def walk(value: Any, max_depth: int, string: Any = _StringPy, scalar: Any = _ScalarPy) -> list[Any] | None:
     """The flat fragments a strict parser (``max_depth``, leaves made by ``string`` and ``scalar``) gives
-    for the compact JSON text of ``value`` in one push, taken from the value itself; ``None`` when the
-    value is not :func:`walkable` or nests deeper than ``max_depth`` (then the text decides), and for a
-    number at the root, whose text the parser holds until it ends (a digit could follow)."""
-    if type(value) is int or type(value) is float or not walkable(value):
+    for the compact JSON text of ``value`` in one push, taken from the value itself in one pass; ``None``
+    when the value is not :func:`walkable` or nests deeper than ``max_depth`` (then the text decides),
+    and for a number at the root, whose text the parser holds until it ends (a digit could follow)."""
+    if type(value) is int or type(value) is float:
         return None
     out: list[Any] = []
-    return out if _walk(value, (), 0, max_depth, string, scalar, out) else None
+    return out if _walk(value, (), 0, min(max_depth, WALK_MAX_DEPTH), string, scalar, out) else None
 
 
 def _walk(value: Any, path: tuple[Any, ...], depth: int, max_depth: int, string: Any, scalar: Any,
           out: list[Any]) -> bool:
+    """Append ``value``'s fragments to ``out``; ``False`` as soon as :func:`walkable` would refuse it."""
     t = type(value)
     if t is str:
+        if not _plain_string(value):
+            return False
         out.append((path, string(value) if value else _EMPTY_STRING))
     elif t is dict or t is list or t is tuple:
         if depth >= max_depth:
             return False
         if not value:
             out.append((path, _EMPTY_OBJECT if t is dict else _EMPTY_ARRAY))
-        else:
-            for step, item in (value.items() if t is dict else enumerate(value)):
-                if not _walk(item, path + (step,), depth + 1, max_depth, string, scalar, out):
-                    return False
-    else:
+        for step, item in (value.items() if t is dict else enumerate(value)):
+            if t is dict and (type(step) is not str or not _plain_string(step)):
+                return False
+            if not _walk(item, path + (step,), depth + 1, max_depth, string, scalar, out):
+                return False
+    elif _plain_scalar(value, t):
         out.append((path, scalar(value)))
+    else:
+        return False
     out.append((path, DONE))
     return True
 

@@ -102,10 +102,7 @@ class WireDecoder:
                 return self._feed_lines(text, out)  # a lone CR or LF, or a CRLF cut after its CR
             cr = 1  # CRLF line ends only (Gemini's SSE)
         elif "\n" not in text:  # the common case of a long line: no scan, no match objects
-            self._tail.append(text)
-            self._tail_size += len(text)
-            if self._tail_size > self.max_event:
-                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+            self._hold(text)
             return out
         else:
             lines = text.split("\n")
@@ -133,7 +130,7 @@ class WireDecoder:
     def _feed_lines(self, text: str, out: list[Any]) -> list[Any]:
         """:meth:`_feed_text` for text with a CR that is not part of a CRLF: every line end found by regex."""
         pos = 0
-        for match in _NEWLINE.finditer(text, pos):
+        for match in _NEWLINE.finditer(text):
             line = text[pos:match.start()]
             if self._tail:
                 self._tail.append(line)
@@ -142,10 +139,7 @@ class WireDecoder:
             self._read(line, out)
             pos = match.end()
         if pos < len(text):
-            self._tail.append(text[pos:])
-            self._tail_size += len(text) - pos
-            if self._tail_size > self.max_event:
-                raise ProviderProtocolError(f"line {self._line + 1} is longer than {self.max_event} characters")
+            self._hold(text[pos:])
         elif text[-1] == "\r":
             self._cr = True
         return out
@@ -234,9 +228,9 @@ class WireDecoder:
                 self._read(line[:n] if cr else line, out)
 
     def _hold(self, rest: str) -> None:
-        """Keep a chunk's unfinished last line (the lines before it were read), within ``max_event``."""
+        """Keep the unfinished line a chunk ends with (added to what earlier chunks began), within ``max_event``."""
         self._tail.append(rest)
-        self._tail_size = len(rest)
+        self._tail_size += len(rest)
         if self._tail_size > self.max_event:
             self._too_long()
 
