@@ -19,6 +19,15 @@ cdef extern from "Python.h":
     PyObject* GenericGetDict "PyObject_GenericGetDict"(object o, void* context)
     PyObject* GenericGetAttr "PyObject_GenericGetAttr"(object o, object name)
 
+cdef extern from "structmember.h":
+    ctypedef struct PyMemberDef:
+        int flags
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    # a new reference, or NULL with an error set (AttributeError for an unset slot): read through ``taken``
+    PyObject* PyMember_GetOne(const char* obj_addr, PyMemberDef* m)
+    int PY_AUDIT_READ
+
 cdef extern from *:
     """
     /* The hash a str caches (computed when it became a dict key), without a call. */
@@ -76,7 +85,10 @@ cdef str EXTRA = u"__pydantic_extra__"
 #: How each type met so far keeps its fields: ``OTHER`` (read with ``getattr``, as the twin does),
 #: ``OWN`` (an ordinary instance ``__dict__`` and no custom attribute lookup), ``OWN_EXTRA`` (that,
 #: and pydantic's ``__pydantic_extra__`` slot). Decided once per type: reading ``__dict__`` and the
-#: extras through ``getattr`` goes through pydantic's ``__getattr__`` hook, ~100 ns each.
+#: extras through ``getattr`` goes through pydantic's ``__getattr__`` hook, ~100 ns each. For
+#: ``OWN_EXTRA`` the slot's member descriptor (the one attribute lookup finds, first in the MRO) is
+#: kept too, and read with ``PyMember_GetOne``, as its ``__get__`` does, without the lookup by name
+#: on every object (five a Chat chunk).
 cdef enum:
     OTHER = 0
     OWN = 1
@@ -89,28 +101,49 @@ cdef enum:
     RECENT = 8
 cdef PyObject* recent_types[RECENT]
 cdef int recent_kinds[RECENT]
+cdef PyMemberDef* recent_members[RECENT]
 cdef int recent_next = 0
+#: The extras' member of the type ``kind_of`` last answered ``OWN_EXTRA`` for (NULL: read by name).
+cdef PyMemberDef* kind_member = NULL
 
 
 cdef inline int kind_of(type t) except -1:
-    """How instances of ``t`` are read (see ``KINDS``), decided from the type alone."""
+    """How instances of ``t`` are read (see ``KINDS``), decided from the type alone; for
+    ``OWN_EXTRA``, ``kind_member`` is its extras' member."""
+    global kind_member
     cdef int i
     for i in range(RECENT):
         if recent_types[i] == <PyObject*>t:
+            kind_member = recent_members[i]
             return recent_kinds[i]
     return kind_of_slow(t)
 
 
+cdef int remember(type t, int kind, object descriptor) except -1:
+    """Put ``t`` among the recent types (its kind and extras' member from ``KINDS``, which keeps
+    the type and the descriptor alive)."""
+    global recent_next, kind_member
+    cdef PyMemberDef* member = NULL
+    if descriptor is not None:
+        member = (<PyMemberDescrObject*>descriptor).d_member
+        if member.flags & PY_AUDIT_READ:
+            member = NULL  # an audited read goes through ``__get__`` (the lookup by name)
+    recent_types[recent_next] = <PyObject*>t
+    recent_kinds[recent_next] = kind
+    recent_members[recent_next] = member
+    recent_next = (recent_next + 1) % RECENT
+    kind_member = member
+    return kind
+
+
 cdef int kind_of_slow(type t) except -1:
-    global recent_next
+    global kind_member
     cdef PyObject* known = PyDict_GetItemWithError(KINDS, t)
     cdef int kind
+    cdef object descriptor = None
     if known != NULL:
-        kind = <int><object>known
-        recent_types[recent_next] = <PyObject*>t
-        recent_kinds[recent_next] = kind
-        recent_next = (recent_next + 1) % RECENT
-        return kind
+        kind, descriptor = <tuple><object>known
+        return remember(t, kind, descriptor)
     kind = OTHER
     if t.__getattribute__ is object.__getattribute__:
         for klass in t.__mro__:
@@ -123,12 +156,12 @@ cdef int kind_of_slow(type t) except -1:
                 if EXTRA in klass.__dict__:
                     if type(klass.__dict__[EXTRA]) is _types.MemberDescriptorType:
                         kind = OWN_EXTRA
+                        descriptor = klass.__dict__[EXTRA]
                     break
     if PyDict_Size(KINDS) < KINDS_MAX:
-        KINDS[t] = kind  # kept alive here, so a pointer in recent_types never dangles
-        recent_types[recent_next] = <PyObject*>t
-        recent_kinds[recent_next] = kind
-        recent_next = (recent_next + 1) % RECENT
+        KINDS[t] = (kind, descriptor)  # kept alive here, so no pointer in the recent arrays dangles
+        return remember(t, kind, descriptor)
+    kind_member = NULL
     return kind
 
 
@@ -452,7 +485,10 @@ cdef inline object fields(object obj):
         own = own_fields(obj)
         extra = None
         if kind == OWN_EXTRA and own is not None:
-            extra = taken(GenericGetAttr(obj, EXTRA))
+            if kind_member != NULL:
+                extra = taken(PyMember_GetOne(<const char*><PyObject*>obj, kind_member))
+            else:
+                extra = taken(GenericGetAttr(obj, EXTRA))
     if extra and type(extra) is dict:
         if not own:
             return extra
