@@ -328,6 +328,7 @@ cdef class ArgumentCall:
     cpdef list push(self, str text):
         """Parse one chunk of argument text; return a progress item per fragment."""
         cdef list fragments
+        cdef bint own = False
         if self.error is not None or not text:
             return []
         if not self.seen and not text.isspace():
@@ -335,14 +336,17 @@ cdef class ArgumentCall:
         if self._cparser is not None:
             fragments = self._cparser.push_noraise(text)
             if self._cparser.taken is not None:
-                self._take(self._cparser.taken)
+                self._take(self._cparser.taken)  # its exception holds this list (``fragments``)
+            else:
+                own = True
         else:
             fragments = self._push_python(text)
         if self._validator is not None:  # before any return: a key can end a chunk that has no fragment
             self._check(fragments)
+            own = own and self._skipper is not None and not self._looked  # (the skipper read it, kept none of it)
         if PyList_GET_SIZE(fragments) == 0:
             return []
-        return self._items(fragments)
+        return self._items(fragments, own)
 
     def push_value(self, value):
         """The items of arguments a provider sent whole, as their decoded value: ``_calls_py.ArgumentCall.push_value``.
@@ -364,37 +368,51 @@ cdef class ArgumentCall:
             if fragments is not None:
                 self.seen = True
                 self.parser.push('""')  # the parser ends where the text would have left it: more text is an error
-                return self._items(fragments)
+                return self._items(fragments, True)
         return self.push(_text(value))
 
-    cdef list _items(self, list fragments):
-        """A progress item per fragment, each pushed into the aggregator (a string's later pieces directly)."""
+    cdef list _items(self, list fragments, bint own):
+        """A progress item per fragment, each pushed into the aggregator (a string's later pieces directly).
+
+        ``own``: nothing else holds ``fragments`` (the compiled parser's fresh list, no exception or
+        validator keeps it), so each item takes its fragment's place there: no second list a chunk."""
         cdef Py_ssize_t k, n = PyList_GET_SIZE(fragments)
-        cdef list out = []
+        cdef list out
         cdef object pair, path, leaf, completed
         if self._fast_items:
-            for k in range(n):
-                pair = <object>PyList_GET_ITEM(fragments, k)
-                path = <object>PyTuple_GET_ITEM(pair, 0)
-                leaf = <object>PyTuple_GET_ITEM(pair, 1)
-                if type(leaf) is String or type(leaf) is PY_STRING:
-                    if path is self._open_path:
-                        self._open_pieces.append((<String>leaf).text if type(leaf) is String else leaf.text)
-                        out.append(new_progress(self.id, self.name, path, leaf, None, self.index, self.twin))
-                        continue
-                    completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
-                    self._open_path = path
-                    self._open_pieces = self.aggregator.open_pieces()
-                else:
-                    completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
-                    self._open_path = None
-                    self._open_pieces = None  # a finished string's pieces are let go, not kept to the call's end
-                out.append(new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin))
+            if own:
+                for k in range(n):
+                    pair = <object>PyList_GET_ITEM(fragments, k)
+                    fragments[k] = self._item(pair)
+                out = fragments
+            else:
+                out = []
+                for k in range(n):
+                    out.append(self._item(<object>PyList_GET_ITEM(fragments, k)))
         else:
+            out = []
             self._push_slow(fragments, out)
         if self.lenient:
             self.note_repairs(out)
         return out
+
+    cdef inline object _item(self, object pair):
+        """The progress item of one flat fragment ``(path, leaf)``, pushed into the aggregator."""
+        cdef object path = <object>PyTuple_GET_ITEM(pair, 0)
+        cdef object leaf = <object>PyTuple_GET_ITEM(pair, 1)
+        cdef object completed
+        if type(leaf) is String or type(leaf) is PY_STRING:
+            if path is self._open_path:
+                self._open_pieces.append((<String>leaf).text if type(leaf) is String else leaf.text)
+                return new_progress(self.id, self.name, path, leaf, None, self.index, self.twin)
+            completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
+            self._open_path = path
+            self._open_pieces = self.aggregator.open_pieces()
+        else:
+            completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
+            self._open_path = None
+            self._open_pieces = None  # a finished string's pieces are let go, not kept to the call's end
+        return new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin)
 
     cdef int _check(self, list fragments) except -1:
         """Feed the validator a chunk's fragments (with the parser's spans and keys when it records them);
