@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from argstream import ArgumentStreamError, EventBuilder
+from argstream import ArgumentStreamError, EventBuilder, FinishReason
 from argstream.policy import RunMode, TurnCoordinator
 from argstream.providers import anthropic, openai_chat, openai_responses
 from argstream.stream import StreamFinished, ToolCallArgumentProgress, ToolCallFinished, iter_tool_stream
@@ -138,7 +138,11 @@ def chat_stream(responses: list[list[Any]], rng: random.Random) -> list[Any]:
             if rng.random() < 0.1:
                 delta["role"] = "assistant"
             items.append({"id": rid, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]})
-        items.append({"id": rid, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+        usage = rng.random() < 0.4  # a usage-only chunk last (stream_options); some servers send no finish_reason
+        if not usage or rng.random() < 0.6:
+            items.append({"id": rid, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+        if usage:
+            items.append({"id": rid, "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 5}})
     return items
 
 
@@ -200,6 +204,28 @@ def test_fast_path_gives_the_generic_items(fmt: str, responses: list[list[Any]],
     if mutated:
         items = mutate(items, rng)
     assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
+
+
+@pytest.mark.parametrize("last", ["usage", "[DONE]"])
+@pytest.mark.parametrize("more", [True, False])
+def test_a_chunk_after_a_clean_end_is_no_clean_end(last: str, more: bool, make_parser: Any) -> None:
+    """A usage-only chunk (or ``[DONE]``) ends a Chat stream that sent no ``finish_reason`` only when
+    it is the last item: argument deltas after it, taken by the fast test, make the end a cut-off
+    (``FinishReason.ERROR``) on the fast path as on the generic one (found by the provider fuzz target)."""
+    def chunk(entry: dict[str, Any]) -> dict[str, Any]:
+        return {"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": [entry]}}]}
+
+    end: Any = {"id": "c1", "choices": [], "usage": {"prompt_tokens": 30}} if last == "usage" else last
+    items = [chunk({"index": 0, "id": "call_1", "type": "function", "function": {"name": "w", "arguments": ""}}),
+             chunk({"index": 0, "function": {"arguments": '{"a": '}}), end,
+             chunk({"index": 0, "function": {"arguments": '"b"'}})]
+    if more:
+        items.append(chunk({"index": 0, "function": {"arguments": "}"}}))
+    fast = run(items, "openai_chat", True, make_parser)
+    assert fast == run(items, "openai_chat", False, make_parser)
+    assert fast[-1][:2] == ("finished", FinishReason.ERROR)
+    assert run(items + [end], "openai_chat", True, make_parser) == run(items + [end], "openai_chat", False,
+                                                                         make_parser)
 
 
 @pytest.mark.parametrize("fmt", sorted(STREAMS))

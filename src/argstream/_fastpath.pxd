@@ -48,6 +48,7 @@ cdef class ChatFast(FastTest):
     cdef public object _response_id
     cdef public bint _finished
     cdef public object _hit
+    cdef public bint _clean_end  # the last item ended a stream the way servers do (the adapter's ``feed``)
 
     cdef object _s_response  # what ``shape`` found: response id, choice number, entry index, call id,
     cdef object _s_number    # name and arguments

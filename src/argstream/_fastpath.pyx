@@ -527,7 +527,7 @@ cdef class ChatFast(FastTest):
     and ``_hit``: what the last hit resolved (its choice state, choice number, entry index, call key,
     call id, whether the call is named, slot), valid until the adapter's general way runs (``feed``
     and ``end`` set it to ``None``), so that a run of argument deltas of one call skips the lookups
-    of its state."""
+    of its state. A hit also does what ``feed`` does with ``_clean_end`` for such a chunk."""
 
     def chunk(self, item, text=None):
         """See ``_fastpath_py.ChatFast.chunk``."""
@@ -665,6 +665,7 @@ cdef class ChatFast(FastTest):
         if call is None or slot is None or (call_id and call_id != call.id) or (name and not call.name):
             return None
         self._hit = (state, number, index, key, call.id, bool(call.name), slot)
+        self._clean_end = False  # as ``feed`` has it after a chunk with a choice (a later hit: no ``feed`` since)
         state.last_call = key
         return slot
 

@@ -119,6 +119,7 @@ class ChatFast:
     _response_id: Any
     _finished: bool
     _hit: Any = None
+    _clean_end: bool  # the last item ended a stream the way servers do: a hit clears it, as ``feed`` would
 
     def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, arguments)`` of a chunk whose only payload is one ``tool_calls`` entry continuing a
@@ -181,6 +182,7 @@ class ChatFast:
                 function.get("name") and not call.name):
             return None
         self._hit = (state, number, index, key, call.id, bool(call.name), slot)
+        self._clean_end = False  # (a later hit of ``_hit``: no ``feed``, which sets it, ran since)
         state.last_call = key
         return slot, arguments
 
