@@ -119,7 +119,8 @@ class ChatFast:
     _response_id: Any
     _finished: bool
     _hit: Any = None
-    _clean_end: bool  # the last item ended a stream the way servers do: a hit clears it, as ``feed`` would
+    _clean_end: Any = False  # the last item ended a stream as servers do; a hit clears it, as ``feed`` would (a bool,
+    # typed ``Any`` as ``_hit`` is: the subclass holds it, which mypy cannot see past ``__slots__ = ()``)
 
     def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, arguments)`` of a chunk whose only payload is one ``tool_calls`` entry continuing a
