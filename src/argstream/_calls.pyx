@@ -355,8 +355,8 @@ cdef class ArgumentCall:
         twin's parser, from the twin's walk; any other call gets the compact text."""
         cdef list fragments = None
         cdef Py_ssize_t limit
-        if self.error is None and not self.seen and self._validator is None and self._fast_items and not self.lenient and (
-                self._cparser is not None or type(self.parser) in STRICT_PARSERS):
+        if self.error is None and not self.seen and self._validator is None and self._fast_items and (
+                not self.lenient) and (self._cparser is not None or type(self.parser) in STRICT_PARSERS):
             if self._cparser is not None:
                 if type(value) is not int and type(value) is not float:
                     limit = self._cparser.max_depth
