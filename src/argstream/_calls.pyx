@@ -378,7 +378,7 @@ cdef class ArgumentCall:
         validator keeps it), so each item takes its fragment's place there: no second list a chunk."""
         cdef Py_ssize_t k, n = PyList_GET_SIZE(fragments)
         cdef list out
-        cdef object pair, path, leaf, completed
+        cdef object pair
         if self._fast_items:
             if own:
                 for k in range(n):

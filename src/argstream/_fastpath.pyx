@@ -103,26 +103,28 @@ cdef PyObject* recent_types[RECENT]
 cdef int recent_kinds[RECENT]
 cdef PyMemberDef* recent_members[RECENT]
 cdef int recent_next = 0
-#: The extras' member of the type ``kind_of`` last answered ``OWN_EXTRA`` for (NULL: read by name).
-cdef PyMemberDef* kind_member = NULL
 
 
 cdef inline int kind_of(type t) except -1:
-    """How instances of ``t`` are read (see ``KINDS``), decided from the type alone; for
-    ``OWN_EXTRA``, ``kind_member`` is its extras' member."""
-    global kind_member
+    """How instances of ``t`` are read (see ``KINDS``), decided from the type alone."""
+    cdef PyMemberDef* member
+    return kind_and_member(t, &member)
+
+
+cdef inline int kind_and_member(type t, PyMemberDef** member) except -1:
+    """``kind_of``, and in ``member`` the extras' member of an ``OWN_EXTRA`` type (NULL: read by name)."""
     cdef int i
     for i in range(RECENT):
         if recent_types[i] == <PyObject*>t:
-            kind_member = recent_members[i]
+            member[0] = recent_members[i]
             return recent_kinds[i]
-    return kind_of_slow(t)
+    return kind_of_slow(t, member)
 
 
-cdef int remember(type t, int kind, object descriptor) except -1:
+cdef int remember(type t, int kind, object descriptor, PyMemberDef** out) except -1:
     """Put ``t`` among the recent types (its kind and extras' member from ``KINDS``, which keeps
-    the type and the descriptor alive)."""
-    global recent_next, kind_member
+    the type and the descriptor alive); ``out`` is the member."""
+    global recent_next
     cdef PyMemberDef* member = NULL
     if descriptor is not None:
         member = (<PyMemberDescrObject*>descriptor).d_member
@@ -132,18 +134,17 @@ cdef int remember(type t, int kind, object descriptor) except -1:
     recent_kinds[recent_next] = kind
     recent_members[recent_next] = member
     recent_next = (recent_next + 1) % RECENT
-    kind_member = member
+    out[0] = member
     return kind
 
 
-cdef int kind_of_slow(type t) except -1:
-    global kind_member
+cdef int kind_of_slow(type t, PyMemberDef** member) except -1:
     cdef PyObject* known = PyDict_GetItemWithError(KINDS, t)
     cdef int kind
     cdef object descriptor = None
     if known != NULL:
         kind, descriptor = <tuple><object>known
-        return remember(t, kind, descriptor)
+        return remember(t, kind, descriptor, member)
     kind = OTHER
     if t.__getattribute__ is object.__getattribute__:
         for klass in t.__mro__:
@@ -160,8 +161,8 @@ cdef int kind_of_slow(type t) except -1:
                     break
     if PyDict_Size(KINDS) < KINDS_MAX:
         KINDS[t] = (kind, descriptor)  # kept alive here, so no pointer in the recent arrays dangles
-        return remember(t, kind, descriptor)
-    kind_member = NULL
+        return remember(t, kind, descriptor, member)
+    member[0] = NULL
     return kind
 
 
@@ -475,9 +476,10 @@ cdef inline object fields(object obj):
     both (read with ``get``, ``count`` and ``payload``: the twin merges the two, one dict per object
     is what this saves); else ``None``."""
     cdef int kind
+    cdef PyMemberDef* member
     if type(obj) is dict:
         return obj
-    kind = kind_of(type(obj))
+    kind = kind_and_member(type(obj), &member)
     if kind == OTHER:
         own = getattr(obj, "__dict__", None)
         extra = getattr(obj, EXTRA, None) if own is not None else None
@@ -485,8 +487,8 @@ cdef inline object fields(object obj):
         own = own_fields(obj)
         extra = None
         if kind == OWN_EXTRA and own is not None:
-            if kind_member != NULL:
-                extra = taken(PyMember_GetOne(<const char*><PyObject*>obj, kind_member))
+            if member != NULL:
+                extra = taken(PyMember_GetOne(<const char*><PyObject*>obj, member))
             else:
                 extra = taken(GenericGetAttr(obj, EXTRA))
     if extra and type(extra) is dict:
