@@ -109,6 +109,89 @@ def test_what_the_walk_declines_is_parsed_from_its_text(kind: str, value: Any, m
         assert (by_value.error.msg, by_value.error.pos) == (by_text.error.msg, by_text.error.pos)
 
 
+class Recorder:
+    """A validator that keeps what each push feeds it (fragments, spans, keys) and proves nothing."""
+
+    def __init__(self) -> None:
+        self.fed: list[Any] = []
+        self.violations: list[Any] = []
+
+    def extend(self, fragments: Any, spans: Any = None, keys: Any = None) -> Any:
+        self.fed.append(([repr(f) for f in fragments], None if spans is None else list(spans),
+                         None if keys is None else [tuple(k) for k in keys]))
+        return ()
+
+
+def checked_call(kind: str, make_parser: Any, validator: Any, spans: bool = True) -> Any:
+    parser = make_parser(catch_duplicate_keys=True, max_depth=64, flat=True, spans=spans)
+    c = CALLS[kind](parser, FragmentAggregator(), PROGRESS[kind], 0)
+    c.validator = validator
+    c.spans = spans
+    return c
+
+
+@pytest.mark.parametrize("spans", [True, False])
+@pytest.mark.parametrize("kind", sorted(CALLS))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=hostile_values)
+def test_a_checked_value_feeds_its_check_what_its_text_would(kind: str, spans: bool, value: Any,
+                                                             make_parser: Any) -> None:
+    """With a schema check the walk also gives the spans and keys the parser records for the text, so a
+    violation names the offset the text would have given (and nothing is written or parsed)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:
+        return
+    by_value = checked_call(kind, make_parser, Recorder(), spans)
+    by_text = checked_call(kind, make_parser, Recorder(), spans)
+    assert items_of(by_value.push_value(value)) == items_of(by_text.push(text))
+    assert by_value.validator.fed == by_text.validator.fed
+    assert state_of(by_value) == state_of(by_text)
+
+
+SCHEMA = {"type": "object", "additionalProperties": False, "required": ["a", "n"], "properties": {
+    "a": {"type": "string", "maxLength": 3, "pattern": "^[a-z\"]*$"},
+    "é": {"enum": ["x", "\n"]},
+    "n": {"type": "array", "maxItems": 2, "items": {"type": "integer", "maximum": 5}},
+    "o": {"type": "object", "properties": {"k": {"type": "boolean"}}, "additionalProperties": {"type": "null"}},
+}}
+schema_keys = st.sampled_from(["a", "é", "n", "o", "k", "z\t", "\"q"])
+schema_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 10) | st.floats(-1e20, 1e20) | st.sampled_from(
+        ["", "ab", "abcd", "x", "\n", "a\"b", "é\u0001", "\U0001F600"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(schema_keys, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@pytest.mark.parametrize("kind", sorted(CALLS))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.dictionaries(schema_keys, schema_values, max_size=5))
+def test_a_checked_value_gets_the_violations_of_its_text(kind: str, value: Any, make_parser: Any) -> None:
+    from argstream.schema import Schema
+
+    schema = Schema(SCHEMA)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    by_value = checked_call(kind, make_parser, schema.validator())
+    by_text = checked_call(kind, make_parser, schema.validator())
+    assert items_of(by_value.push_value(value)) == items_of(by_text.push(text))
+    assert by_value.validator.violations == by_text.validator.violations
+    assert state_of(by_value) == state_of(by_text)
+
+
+@pytest.mark.parametrize("kind", sorted(CALLS))
+def test_a_checked_value_is_read_from_the_value(kind: str, make_parser: Any) -> None:
+    from argstream.schema import Schema
+
+    content = "é\n" * 1000
+    c = checked_call(kind, make_parser, Schema(SCHEMA).validator())
+    out = c.push_value({"a": "abcd", "n": [1, 7], "content": content})
+    assert any(getattr(i.leaf, "text", None) is content for i in out)
+    # offsets into {"a":"abcd","n":[1,7],"content":...: the 'd', the ']' that ends the 7, the key's quote
+    offsets = [(v.path, v.keyword, v.offset) for v in c.validator.violations]
+    assert offsets == [(("a",), "maxLength", 9), (("n", 1), "maximum", 20), (("content",), "additionalProperties", 30)]
+
+
 def test_walkable_twins_agree() -> None:
     values = [{"a": "\ud800"}, {"a": 2**63 - 1}, {"a": 2**63}, {"a": -2**63}, {"a": -2**63 - 1}, True, None,
               float("inf"), 1e308, (1, [2]), collections.OrderedDict(), {1: 2}, nested(256), nested(257), b"x"]

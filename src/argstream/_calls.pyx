@@ -18,6 +18,7 @@ from libc.math cimport isfinite
 from libc.stdint cimport uint16_t, uint32_t
 
 from argstream._aggregate cimport FragmentAggregator
+from argstream._encode cimport escaped_length
 from argstream._fragments cimport String, new_scalar, new_string
 from argstream._fragment_builder cimport FragmentBuilder
 from argstream._parser cimport IncrementalArgParser
@@ -244,6 +245,78 @@ cdef bint _walk(object value, tuple path, int depth, int max_depth, list out) ex
     return True
 
 
+cdef inline Py_ssize_t scalar_length(object value, type t) except -1:
+    """Characters of a plain scalar's compact JSON text (as ``_encode`` writes it)."""
+    if value is None:
+        return 4
+    if t is bool:
+        return 4 if value else 5
+    return PyUnicode_GET_LENGTH(repr(value))
+
+
+cdef Py_ssize_t _walk_spans(object value, tuple path, int depth, int max_depth, list out, list spans, list keys,
+                            Py_ssize_t at) except -2:
+    """``_calls_py._walk_spans`` with the compiled leaves: ``_walk`` from offset ``at`` of the compact text,
+    recording the spans and keys a parser with ``spans=True`` would; the offset after ``value``, or -1."""
+    cdef type t = type(value)
+    cdef Py_ssize_t end, n = 0
+    cdef tuple step
+    if t is str:
+        if not plain_string(<str>value):
+            return -1
+        end = at + escaped_length(<str>value) - 1  # the closing quote
+        if PyUnicode_GET_LENGTH(<str>value):
+            out.append((path, new_string(<str>value)))
+            spans.append((at + 1, end))
+        else:
+            out.append((path, EMPTY_STRING))
+            spans.append((end, end + 1))
+        out.append((path, DONE))
+        spans.append((end, end + 1))
+        return end + 1
+    if t is dict or t is list or t is tuple:
+        if depth >= max_depth:
+            return -1
+        if not value:
+            out.append((path, EMPTY_OBJECT if t is dict else EMPTY_ARRAY))
+            spans.append((at + 1, at + 2))
+            out.append((path, DONE))
+            spans.append((at + 1, at + 2))
+            return at + 2
+        at += 1  # the opening brace or bracket
+        if t is dict:
+            for k, v in (<dict>value).items():
+                at += n > 0  # the comma
+                n += 1
+                if type(k) is not str or not plain_string(<str>k):
+                    return -1
+                at += escaped_length(<str>k) - 1  # the key's closing quote
+                step = path + (k,)
+                keys.append((PyList_GET_SIZE(out), step, (at, at + 1)))
+                at = _walk_spans(v, step, depth + 1, max_depth, out, spans, keys, at + 2)
+                if at < 0:
+                    return -1
+        else:
+            for v in value:
+                at += n > 0
+                at = _walk_spans(v, path + (n,), depth + 1, max_depth, out, spans, keys, at)
+                n += 1
+                if at < 0:
+                    return -1
+        out.append((path, DONE))
+        spans.append((at, at + 1))  # the closing brace or bracket
+        return at + 1
+    if not plain_scalar(value, t):
+        return -1
+    end = at + scalar_length(value, t)
+    out.append((path, new_scalar(value)))
+    spans.append((at, end))
+    out.append((path, DONE))
+    # a number ends at the character after it (never at the root here); a literal at its last letter
+    spans.append((end, end + 1) if t is int or t is float else (end - 1, end))
+    return end
+
+
 cdef str _text(object value):
     """The compact JSON text of ``value`` (``_encode.compact``, else ``json.dumps``: the same text)."""
     global JSON_DUMPS
@@ -351,24 +424,40 @@ cdef class ArgumentCall:
     def push_value(self, value):
         """The items of arguments a provider sent whole, as their decoded value: ``_calls_py.ArgumentCall.push_value``.
 
-        With the compiled parser the fragments come from the value (``_walk``, compiled leaves); with the
-        twin's parser, from the twin's walk; any other call gets the compact text."""
+        With the compiled parser the fragments come from the value (``_walk``, compiled leaves; with the
+        spans and keys for a schema check, ``_walk_spans``); with the twin's parser, from the twin's walk;
+        any other call gets the compact text."""
         cdef list fragments = None
-        cdef Py_ssize_t limit
-        if self.error is None and not self.seen and self._validator is None and self._fast_items and (
+        cdef object spans = None, keys = None
+        cdef bint spanned = self._validator is not None and self.spans
+        cdef int limit
+        if self.error is None and not self.seen and self._fast_items and (
                 not self.lenient) and (self._cparser is not None or type(self.parser) in STRICT_PARSERS):
             if self._cparser is not None:
                 if type(value) is not int and type(value) is not float:
-                    limit = self._cparser.max_depth
+                    limit = <int>min(self._cparser.max_depth, WALK_MAX_DEPTH)
                     fragments = []
-                    if not _walk(value, (), 0, <int>(limit if limit < WALK_MAX_DEPTH else WALK_MAX_DEPTH), fragments):
+                    if spanned:
+                        spans, keys = [], []
+                        if _walk_spans(value, (), 0, limit, fragments, spans, keys, 0) < 0:
+                            fragments = None
+                    elif not _walk(value, (), 0, limit, fragments):
                         fragments = None
+            elif spanned:
+                fragments, spans, keys = _calls_py.walk_spans(value, self.parser.max_depth) or (None, None, None)
             else:
                 fragments = _calls_py.walk(value, self.parser.max_depth)
             if fragments is not None:
                 self.seen = True
                 self.parser.push('""')  # the parser ends where the text would have left it: more text is an error
-                return self._items(fragments, True)
+                if self._validator is None:
+                    return self._items(fragments, True)
+                self._looked = True  # as ``_check`` feeds it the text's one push
+                if spanned:
+                    self._validator.extend(fragments, spans, keys)
+                elif PyList_GET_SIZE(fragments):
+                    self._validator.extend(fragments)
+                return self._items(fragments, False)
         return self.push(_text(value))
 
     cdef list _items(self, list fragments, bint own):

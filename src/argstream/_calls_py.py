@@ -26,7 +26,7 @@ from ._backend import STRING_TYPES
 from .errors import ArgumentStreamError
 from .fragments import flatten, nest
 
-__all__ = ["ArgumentCall", "ToolCallArgumentProgress", "nest_twin", "walkable", "walk"]
+__all__ = ["ArgumentCall", "ToolCallArgumentProgress", "nest_twin", "walkable", "walk", "walk_spans"]
 
 WALK_MAX_DEPTH = 256
 """The deepest value :func:`walkable` accepts (the compiled ``compact`` writes no deeper value)."""
@@ -219,6 +219,79 @@ def walk(value: Any, max_depth: int, string: Any = _StringPy, scalar: Any = _Sca
     return out if _walk(value, (), 0, min(max_depth, WALK_MAX_DEPTH), string, scalar, out) else None
 
 
+def walk_spans(value: Any, max_depth: int, string: Any = _StringPy,
+               scalar: Any = _ScalarPy) -> tuple[list[Any], list[tuple[int, int]], list[Any]] | None:
+    """:func:`walk` with what a parser made with ``spans=True`` records for that one push: the fragments,
+    their ``spans`` and the ``keys``, offsets into the compact text (never written: each string's length
+    there is counted). A schema check of whole arguments reads these, so its violations name the
+    offsets the text would have given."""
+    if type(value) is int or type(value) is float:
+        return None
+    out: list[Any] = []
+    spans: list[tuple[int, int]] = []
+    keys: list[Any] = []
+    at = _walk_spans(value, (), 0, min(max_depth, WALK_MAX_DEPTH), string, scalar, out, spans, keys, 0)
+    return None if at < 0 else (out, spans, keys)
+
+
+def _body_length(text: str) -> int:
+    """Characters of ``text`` between its quotes in compact JSON (``ensure_ascii=False``)."""
+    return len(json.dumps(text, ensure_ascii=False)) - 2
+
+
+def _walk_spans(value: Any, path: tuple[Any, ...], depth: int, max_depth: int, string: Any, scalar: Any,
+                out: list[Any], spans: list[tuple[int, int]], keys: list[Any], at: int) -> int:
+    """:func:`_walk` from offset ``at`` of the compact text: the offset after ``value``, or -1 where
+    :func:`_walk` gives ``False``."""
+    t = type(value)
+    if t is str:
+        if not _plain_string(value):
+            return -1
+        end = at + 1 + _body_length(value)  # the closing quote
+        if value:
+            out.append((path, string(value)))
+            spans.append((at + 1, end))
+        else:
+            out.append((path, _EMPTY_STRING))
+            spans.append((end, end + 1))
+        out.append((path, DONE))
+        spans.append((end, end + 1))
+        return end + 1
+    if t is dict or t is list or t is tuple:
+        if depth >= max_depth:
+            return -1
+        if not value:
+            out.append((path, _EMPTY_OBJECT if t is dict else _EMPTY_ARRAY))
+            spans.append((at + 1, at + 2))
+            out.append((path, DONE))
+            spans.append((at + 1, at + 2))
+            return at + 2
+        at += 1  # the opening brace or bracket
+        for n, (step, item) in enumerate(value.items() if t is dict else enumerate(value)):
+            at += n > 0  # the comma
+            if t is dict:
+                if type(step) is not str or not _plain_string(step):
+                    return -1
+                at += 1 + _body_length(step)  # the key's closing quote
+                keys.append((len(out), path + (step,), (at, at + 1)))
+                at += 2  # the quote and the colon
+            at = _walk_spans(item, path + (step,), depth + 1, max_depth, string, scalar, out, spans, keys, at)
+            if at < 0:
+                return -1
+        out.append((path, DONE))
+        spans.append((at, at + 1))  # the closing brace or bracket
+        return at + 1
+    if not _plain_scalar(value, t):
+        return -1
+    end = at + len(json.dumps(value))
+    out.append((path, scalar(value)))
+    spans.append((at, end))
+    out.append((path, DONE))
+    # a number ends at the character after it (never at the root here); a literal at its last letter
+    spans.append((end, end + 1) if t is int or t is float else (end - 1, end))
+    return end
+
+
 def _walk(value: Any, path: tuple[Any, ...], depth: int, max_depth: int, string: Any, scalar: Any,
           out: list[Any]) -> bool:
     """Append ``value``'s fragments to ``out``; ``False`` as soon as :func:`walkable` would refuse it."""
@@ -312,18 +385,29 @@ class ArgumentCall:
         """The items of arguments a provider sent whole, as their decoded value (``events.WholeArguments``):
         those ``push`` gives for the value's compact JSON text.
 
-        A fresh call of the strict parser, without a schema check, takes the fragments from the value
-        itself (:func:`walk`: no text written, none parsed, each string handed on as the very object);
-        any other call, and a value :func:`walk` declines, gets the text.
+        A fresh call of the strict parser takes the fragments from the value itself (:func:`walk`: no
+        text written, none parsed, each string handed on as the very object); its schema check gets
+        them with the spans and keys the parser would have recorded (:func:`walk_spans`). Any other
+        call, and a value the walk declines, gets the text.
         """
         parser = self.parser
-        if (self.error is None and not self.seen and self.validator is None and self.flat and not self.lenient
+        if (self.error is None and not self.seen and self.flat and not self.lenient
                 and type(parser) in _STRICT_PARSERS):
             leaves = (_StringPy, _ScalarPy) if self.twin else (_backend.String, _backend.Scalar)
-            fragments = walk(value, parser.max_depth, *leaves)
+            spans: Any = None
+            keys: Any = None
+            if self.validator is not None and self.spans:
+                fragments, spans, keys = walk_spans(value, parser.max_depth, *leaves) or (None, None, None)
+            else:
+                fragments = walk(value, parser.max_depth, *leaves)
             if fragments is not None:
                 self.seen = True
                 parser.push('""')  # the parser ends where the text would have left it: more text is an error
+                if self.validator is not None:  # as ``push`` feeds it that text's one push
+                    if self.spans:
+                        self.validator.extend(fragments, spans, keys)
+                    elif fragments:
+                        self.validator.extend(fragments)
                 return self._items(fragments)
         return self.push(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
