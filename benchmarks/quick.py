@@ -39,7 +39,7 @@ EVENT_CASES = (
      ("parser", "json.loads-floor", "raw-sse", "wire-dicts", "wire-dicts+tools", "async-wire-dicts",
       "async-floor", "async-raw-sse", "coordinator", "coordinator-async")),
     (("anthropic", "openai_chat"), ("sdk-objects", "sdk-objects-iterate", "sdk-helper", "argstream-e2e")),
-    (("gemini", "ollama"), ("parser", "wire-dicts")),
+    (("gemini", "ollama"), ("parser", "wire-dicts", "wire-dicts+tools")),
 )
 
 #: The cases of each set, keyed as report.py keys times: (corpus, chunk size or None for one push, impl).

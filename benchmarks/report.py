@@ -229,7 +229,7 @@ EVENT_MARGINS: tuple[EventMargin, ...] = (
                 "async-wire-dicts", "parser", 4.0),
     EventMargin("async-net/parser", "aiter_tool_stream less the async protocol floor / parser alone",
                 DELTA_PROVIDERS, "async-wire-dicts", "parser", 4.0, minus="async-floor"),
-    EventMargin("tools/parser", "wire dicts with tools= / parser alone", DELTA_PROVIDERS,
+    EventMargin("tools/parser", "wire dicts with tools= / parser alone", DELTA_PROVIDERS + WHOLE_PROVIDERS,
                 "wire-dicts+tools", "parser", 5.0),
     EventMargin("coordinator+", "TurnCoordinator (decided) on top of iter_tool_stream", DELTA_PROVIDERS,
                 "coordinator", "wire-dicts", 1.0e-6, True),
