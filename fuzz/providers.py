@@ -4,17 +4,20 @@ indexes changed) gives stream items or the documented errors, ``ProviderProtocol
 ``ArgumentStreamError``, each after a ``StreamFinished``; never another exception. Both
 parser backends give the same items, and the same stream sent as raw SSE / NDJSON bytes, cut
 anywhere, gives what the decoded items give; and the provider's ``to_events`` (the generic way, its
-public events) gives what the fused pipeline gives.
+public events) gives what the fused pipeline gives, also with every call checked against a schema
+(``tools=``: the violations and their offsets, where whole arguments are walked on one side and
+parsed from their text on the other).
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import json
 from typing import Any, Callable
 
-from argstream import ArgumentStreamError, iter_tool_stream
+from argstream import ArgumentStreamError, ToolCallStarted, iter_tool_stream
 from argstream.builder import EventBuilder
 from argstream.parser import IncrementalArgParserC, IncrementalArgParserPy
 from argstream.providers import ProviderProtocolError
@@ -93,14 +96,37 @@ def _builder(cls: type) -> Callable[[], EventBuilder]:
     return lambda: EventBuilder(parser_factory=cls)
 
 
-def run(stream: Any, provider: str, cls: type, generic: bool = False) -> tuple[list[str], str | None]:
+#: every argument of a checked call: a short one-line string, an integer up to 100, an object or a list
+#: of at most two items; what the seeds send breaks it often, at every depth
+CHECKED = {"type": "object", "additionalProperties": {
+    "type": ["string", "integer", "object", "array", "boolean"], "maxLength": 8, "pattern": "^[^\\n]*$",
+    "maximum": 100, "maxItems": 2}}
+
+
+@functools.cache
+def tools() -> dict[str, Any]:
+    """``CHECKED`` for every tool the seed streams call."""
+    names = set()
+    for name in PROVIDERS:
+        for items in seeds(name):
+            try:
+                names.update(i.name for i in iter_tool_stream(copy.deepcopy(items), name) if type(i) is ToolCallStarted)
+            except Exception:  # noqa: BLE001 - a seed that ends in an error still named its calls
+                pass
+    return {name: CHECKED for name in sorted(names)}
+
+
+def run(stream: Any, provider: str, cls: type, generic: bool = False,
+        checked: bool = False) -> tuple[list[str], str | None]:
     """The items (their stable ``repr``) and the documented error the stream ended with, if any; with
-    ``generic``, through the provider's ``to_events`` (its public events) instead of the fused pipeline."""
+    ``generic``, through the provider's ``to_events`` (its public events) instead of the fused pipeline;
+    with ``checked``, each call checked against :func:`tools` (with the builder's own parser)."""
     out: list[str] = []
     source: Any = getattr(importlib.import_module(f"argstream.providers.{provider}"), "to_events") if generic \
         else provider
+    options: dict[str, Any] = {"tools": tools()} if checked else {"builder_factory": _builder(cls)}
     try:
-        for item in iter_tool_stream(stream, source, builder_factory=_builder(cls)):
+        for item in iter_tool_stream(stream, source, **options):
             out.append(stable_repr(item))
     except (ProviderProtocolError, ArgumentStreamError) as exc:
         # the StreamFinished(ERROR) comes first; after a response that had ended (issue 18 item 3), its
@@ -132,6 +158,9 @@ def provider(data: bytes) -> None:
         assert outcomes[0] == other, (name, items, outcomes[0], other)
     generic = run(copy.deepcopy(items), name, CLASSES[0], generic=True)
     assert generic == outcomes[0], (name, items, outcomes[0], generic)
+    checked = run(copy.deepcopy(items), name, CLASSES[0], checked=True)
+    checked_generic = run(copy.deepcopy(items), name, CLASSES[0], generic=True, checked=True)
+    assert checked == checked_generic, (name, items, checked, checked_generic)
     if raw_cut is not None and items and not _lone_surrogate(items):
         raw = run(iter(chunking(raw_cut, encode(items, name))), name, CLASSES[0])
         assert raw == outcomes[0], (name, items, outcomes[0], raw)
@@ -146,4 +175,4 @@ def _lone_surrogate(items: list[Any]) -> bool:
     return False
 
 
-__all__ = ["provider", "mutate", "run", "encode"]
+__all__ = ["CHECKED", "provider", "mutate", "run", "encode", "tools"]

@@ -276,6 +276,13 @@ def test_unknown_tool_is_marked_in_metadata() -> None:
     assert events[-1].reason is FinishReason.COMPLETED  # no known tool was called
 
 
+def test_the_builder_reads_the_metadata_key_textcalls_writes() -> None:
+    """The builder names the key itself, so that reading a call's metadata does not import textcalls."""
+    from argstream import builder
+
+    assert builder._TEXT_CALL_KEY == METADATA_KEY
+
+
 def test_stream_without_flush_is_finished() -> None:
     events = [Part(0, Message('<tool_call>{"name": "g", "arguments": {"a": 1}}</tool_call>tail')),
               Finished(FinishReason.COMPLETED)]

@@ -462,11 +462,14 @@ def _mismatch(index: int, buffer: _Buffer, part: Any) -> TypeError:
     return TypeError(f"index {index} holds {held} parts; got {part!r}")
 
 
+#: ``textcalls.METADATA_KEY``, named here so that reading a call's metadata does not import ``textcalls``
+#: (loaded only for a stream with ``text_tool_calls``); a test holds the two equal
+_TEXT_CALL_KEY = "text_tool_call"
+
+
 def _refuse_unrunnable(call: Any, metadata: Mapping[str, Any]) -> None:
     """A call written in text that names no tool of ``tools=``, or whose markup broke: it fails, so it never runs."""
-    from .textcalls import METADATA_KEY
-
-    found = metadata.get(METADATA_KEY)
+    found = metadata.get(_TEXT_CALL_KEY)
     if type(found) is not dict:
         return
     if found.get("known") is False:
