@@ -346,27 +346,41 @@ class _Run:
         if position is None:
             position = self.count
         self.count = position + 1
-        return self._checked(self.adapter.feed, (item,), position)
+        try:
+            events = self.adapter.feed(item)
+            if type(events) is list and not events:
+                return []  # (most wire items that are not argument deltas: nothing to check or pass on)
+            for event in events:
+                _check(event)
+        except Exception as exc:
+            raise self._error(exc, position) from (exc.__cause__ if isinstance(exc, ProviderProtocolError) else exc)
+        return self._passed(events, position)
 
     def end(self) -> list[Event]:
         """The adapter's last events, then ``Finished(ERROR)`` if the stream still lacks its ``Finished``."""
-        out = self._checked(self.adapter.end, (), self.count)
+        try:
+            events = self.adapter.end()
+            for event in events:
+                _check(event)
+        except Exception as exc:
+            raise self._error(exc, self.count) from (exc.__cause__ if isinstance(exc, ProviderProtocolError) else exc)
+        out = self._passed(events, self.count)
         if not self.finished and not self.over:
             out.append(Finished(FinishReason.ERROR))
             self.finished = True
         return out
 
-    def _checked(self, produce: Any, args: tuple[Any, ...], position: int) -> list[Event]:
-        try:
-            events = produce(*args)
-            for event in events:
-                _check(event)
-        except ProviderProtocolError as exc:
+    def _error(self, exc: Exception, position: int) -> ProviderProtocolError:
+        """The documented error for what the adapter raised at ``position`` (kept as ``error``): its own
+        ``ProviderProtocolError`` placed there, and any other exception (hostile input) wrapped in one."""
+        if isinstance(exc, ProviderProtocolError):
             self.error = exc.at(position)
-            raise self.error from exc.__cause__
-        except Exception as exc:  # hostile input must surface as the one documented error
+        else:
             self.error = ProviderProtocolError(f"malformed wire item: {type(exc).__name__}: {exc}", position)
-            raise self.error from exc
+        return self.error
+
+    def _passed(self, events: Any, position: int) -> list[Event]:
+        """The checked ``events`` that go on (a second ``Finished`` of a response does not), tracking ids."""
         out: list[Event] = []
         for event in events:
             kind = type(event)
