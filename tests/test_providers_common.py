@@ -184,6 +184,53 @@ def test_drive_adapter_errors_become_the_one_documented_error():
     assert seen[0].metadata["error"]["type"] == "protocol_error"
 
 
+def test_drive_names_the_wire_item_of_each_error():
+    """The position is the failing item's (0-based); the end's is the count of items; causes are kept."""
+    class Late(Adapter):
+        def feed(self, item):
+            if item == "own":
+                raise ProviderProtocolError("an impossible sequence")
+            if item == "other":
+                raise ValueError("hostile")
+            return [] if item is None else list(item)
+
+        def end(self):
+            raise ProviderProtocolError("cut short")
+
+    for items, message, event, cause in (
+        ([None, None, "own"], "an impossible sequence", 2, None),
+        ([None, "other"], "malformed wire item: ValueError: hostile", 1, ValueError),
+        ([None, [PART], None], "cut short", 3, None),
+    ):
+        with pytest.raises(ProviderProtocolError) as info:
+            list(drive(Late(), items))
+        assert info.value.msg == message and info.value.event == event
+        assert str(info.value).endswith(f"(wire item {event})")
+        assert (cause is None and info.value.__cause__ is None) or isinstance(info.value.__cause__, cause)
+
+
+def test_drive_refuses_an_adapter_that_returns_no_list():
+    class Broken(Adapter):
+        def feed(self, item):
+            return None
+
+    seen = []
+    with pytest.raises(ProviderProtocolError, match="malformed wire item: TypeError"):
+        for event in drive(Broken(), [1]):
+            seen.append(event)
+    assert [e.reason for e in seen] == [FinishReason.ERROR]
+
+
+def test_a_bad_event_after_a_finish_in_one_item_still_finishes_the_stream():
+    """Every event of an item is checked before any goes on, so a Finished followed by a bad event in
+    the same item passes nothing and the stream still gets its Finished(ERROR)."""
+    seen = []
+    with pytest.raises(ProviderProtocolError):
+        for event in drive(Echo(), [[PART], [DONE, Part(0, Message(5))]]):
+            seen.append(event)
+    assert seen == [PART, Finished(FinishReason.ERROR, seen[-1].metadata)]
+
+
 @pytest.mark.parametrize("bad", [
     Part(0, Message(5)),
     Part(0, ToolCall(ArgumentChunk({"a": 1}))),
