@@ -386,3 +386,21 @@ def test_whitespace_after_a_call_is_held_only_while_short() -> None:
         assert len(scanner._held_ws) <= 300
     shown += scanner.finish()
     assert "".join(i.text for i in shown if type(i) is TextPiece).strip() == ""
+
+
+@pytest.mark.parametrize(("fmt", "call"), [
+    ("deepseek_v3", "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"),
+    ("kimi_k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}"
+                "<|tool_call_end|>"),
+])
+@pytest.mark.parametrize("after", ["\n<>", " \n <｜x", "\n\n<|tool_cal>", "  <", "\t" * 256 + "<>"])
+def test_whitespace_before_what_only_looks_like_a_marker_survives_any_split(fmt: str, call: str,
+                                                                           after: str) -> None:
+    """After a call, whitespace then the start of a marker: when it turns out not to be one, the text the
+    reader sees is the same wherever the chunks were cut (the fuzz target found a cut that dropped
+    the whitespace: it was let go while the marker was still undecided)."""
+    for mode in ("auto", fmt):
+        text = call + after
+        whole = summary(scan(mode, [text]))
+        for k in range(1, len(text)):
+            assert summary(scan(mode, [text[:k], text[k:]])) == whole, (mode, k)

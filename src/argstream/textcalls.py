@@ -163,6 +163,13 @@ def _hold_ws(i: int, j: int) -> int:
     return ~i if j - i <= MAX_NAME else j
 
 
+def _hold_ws_and_marker(i: int, j: int) -> int:
+    """The text ends inside a marker after whitespace: hold both (``~i``), so that if the marker turns out
+    not to be one, the whitespace goes out as text with it, as when the text arrives whole; a run of
+    whitespace longer than a template puts between calls is let go (``~j``), as ``_hold_ws`` lets it go."""
+    return ~i if j - i <= MAX_NAME else ~j
+
+
 def _discard(text: str) -> None:
     pass
 
@@ -984,7 +991,7 @@ class TextToolCallScanner(ScannerCore):
         if marker is None:
             raise _Malformed("expected a DeepSeek call")
         if not marker:
-            return ~j
+            return _hold_ws_and_marker(i, j)
         if marker == DS_CALLS_END:
             return self._after_call_text(buf, j + len(marker))
         self._state = self._s_ds_call
@@ -1046,7 +1053,7 @@ class TextToolCallScanner(ScannerCore):
         if marker is None:
             raise _Malformed("expected a Kimi K2 call")
         if not marker:
-            return ~j
+            return _hold_ws_and_marker(i, j)
         if marker == KIMI_SECTION_END:
             return self._after_call_text(buf, j + len(marker))
         self._state = self._s_kimi_call
