@@ -105,7 +105,13 @@ CHECKED = {"type": "object", "additionalProperties": {
 
 @functools.cache
 def tools() -> dict[str, Any]:
-    """``CHECKED`` for every tool the seed streams call."""
+    """``CHECKED`` for every tool the seed streams call (without its ``pattern`` where google-re2 is not
+    installed: the schema check refuses a pattern it cannot run in linear time)."""
+    from argstream.schema import regex
+
+    schema = CHECKED if regex.re2 is not None else {
+        "type": "object", "additionalProperties": {k: v for k, v in CHECKED["additionalProperties"].items()
+                                                   if k != "pattern"}}
     names = set()
     for name in PROVIDERS:
         for items in seeds(name):
@@ -113,7 +119,7 @@ def tools() -> dict[str, Any]:
                 names.update(i.name for i in iter_tool_stream(copy.deepcopy(items), name) if type(i) is ToolCallStarted)
             except Exception:  # noqa: BLE001 - a seed that ends in an error still named its calls
                 pass
-    return {name: CHECKED for name in sorted(names)}
+    return {name: schema for name in sorted(names)}
 
 
 def run(stream: Any, provider: str, cls: type, generic: bool = False,
