@@ -242,8 +242,15 @@ def ollama_stream(calls: list[Any], rng: random.Random) -> list[Any]:
 WHOLE = {"gemini": (gemini, gemini_stream), "ollama": (ollama, ollama_stream)}
 
 
-TOOLS = {"tool_0": {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}},
-         "tool_1": {"type": "object", "required": ["é"]}}
+#: the hostile values break these at every depth, so a checked whole call reports violations whose
+#: offsets the walk counted (fused) and the parser read from the text (generic)
+ANY_VALUE = {"type": ["string", "integer", "object", "array", "boolean"], "maxLength": 2, "maximum": 5,
+             "maxItems": 1}
+TOOLS = {"tool_0": {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}},
+                    "additionalProperties": ANY_VALUE},
+         "tool_1": {"type": "object", "required": ["é"]},
+         "tool_2": {"type": "object", "additionalProperties": ANY_VALUE},
+         "tool_3": {"type": "object", "additionalProperties": False, "properties": {"": ANY_VALUE}}}
 
 
 def run(items: list[Any], fmt: str, fused: bool, make_parser: Any, **options: Any) -> list[Any]:
