@@ -353,7 +353,7 @@ class _Run:
             for event in events:
                 _check(event)
         except Exception as exc:
-            raise self._error(exc, position) from (exc.__cause__ if isinstance(exc, ProviderProtocolError) else exc)
+            raise self._error(exc, position)
         return self._passed(events, position)
 
     def end(self) -> list[Event]:
@@ -363,7 +363,7 @@ class _Run:
             for event in events:
                 _check(event)
         except Exception as exc:
-            raise self._error(exc, self.count) from (exc.__cause__ if isinstance(exc, ProviderProtocolError) else exc)
+            raise self._error(exc, self.count)
         out = self._passed(events, self.count)
         if not self.finished and not self.over:
             out.append(Finished(FinishReason.ERROR))
@@ -371,13 +371,16 @@ class _Run:
         return out
 
     def _error(self, exc: Exception, position: int) -> ProviderProtocolError:
-        """The documented error for what the adapter raised at ``position`` (kept as ``error``): its own
-        ``ProviderProtocolError`` placed there, and any other exception (hostile input) wrapped in one."""
+        """The documented error for what the adapter raised at ``position`` (kept as ``error``), to raise
+        with its cause set as ``raise ... from`` would: the adapter's own ``ProviderProtocolError`` placed
+        there (its cause kept), or any other exception (hostile input) wrapped in one (the cause)."""
         if isinstance(exc, ProviderProtocolError):
-            self.error = exc.at(position)
+            error, cause = exc.at(position), exc.__cause__
         else:
-            self.error = ProviderProtocolError(f"malformed wire item: {type(exc).__name__}: {exc}", position)
-        return self.error
+            error, cause = ProviderProtocolError(f"malformed wire item: {type(exc).__name__}: {exc}", position), exc
+        error.__cause__ = cause  # (also sets __suppress_context__)
+        self.error = error
+        return error
 
     def _passed(self, events: Any, position: int) -> list[Event]:
         """The checked ``events`` that go on (a second ``Finished`` of a response does not), tracking ids."""
