@@ -20,7 +20,9 @@ pytestmark = pytest.mark.skipif(_backend.fastpath_c is None, reason="the compile
 
 
 def test_the_constants_are_the_providers() -> None:
+    assert _fastpath_py._TEXT == anthropic._TEXT
     assert _fastpath_py._TOOL == anthropic._TOOL
+    assert _fastpath_py._MESSAGE == openai_responses._MESSAGE
     assert _fastpath_py._FUNCTION == openai_responses._FUNCTION
     assert _fastpath_py._FINISH_KEYS == langchain._FINISH_KEYS
     assert _fastpath_py._PART_TOOL == pydantic_ai._TOOL
@@ -30,7 +32,8 @@ def test_the_constants_are_the_providers() -> None:
 KEYS = st.sampled_from(["type", "index", "delta", "partial_json", "item_id", "output_index", "other"])
 VALUES = st.one_of(st.none(), st.integers(-1, 3), st.booleans(), st.text(max_size=3),
                    st.sampled_from(["content_block_delta", "input_json_delta", "text_delta",
-                                    "response.function_call_arguments.delta", "fc_1", "fc_2", "{\"a\""]))
+                                    "response.function_call_arguments.delta", "response.output_text.delta",
+                                    "fc_1", "fc_2", "msg_1", "{\"a\""]))
 
 
 class _Key(str):
@@ -45,7 +48,7 @@ _NEAR = {"choicez": 1, "Choices": 2, "idx": 3, "ïd": 4, "index\x00": 5, "argume
 
 def anthropic_items() -> st.SearchStrategy:
     delta = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["input_json_delta", "text_delta", 1]),
-                                                "partial_json": VALUES})
+                                                "partial_json": VALUES, "text": VALUES})
     delta = st.one_of(delta, delta.map(lambda d: {_Key(k): v for k, v in d.items()}), delta.map(lambda d: {1: 2, **d}))
     event = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["content_block_delta", "ping", None]),
                                                 "index": VALUES, "delta": st.one_of(delta, VALUES)})
@@ -70,14 +73,29 @@ class _Item:
         self.index, self.kind, self.item_id, self.wrapper, self.sent = index, kind, item_id, wrapper, []
 
 
-def _anthropic(base: type, blocks: dict[int, int], done: bool) -> Any:
+def _anthropic(base: type, blocks: dict[int, int], done: bool, plain: bool = True) -> Any:
     class Adapter(base):  # type: ignore[misc, valid-type]
         pass
 
     adapter = Adapter()
     adapter._blocks = {i: _Block(kind) for i, kind in blocks.items()}
     adapter._done = done
+    adapter._plain_text = plain
     return adapter
+
+
+@given(item=anthropic_items(), blocks=st.dictionaries(st.integers(-1, 3), st.integers(0, 3), max_size=3),
+       done=st.booleans(), plain=st.booleans())
+def test_anthropic_text_tests_agree(item: Any, blocks: dict[int, int], done: bool, plain: bool) -> None:
+    """The test for a message text delta: the same answer, and no block changed either way."""
+    seen = []
+    for base in (_backend.fastpath_c.AnthropicFast, _fastpath_py.AnthropicFast):
+        adapter = _anthropic(base, blocks, done, plain)
+        seen.append((adapter.text_chunk(item), {i: b.streamed for i, b in adapter._blocks.items()}))
+    assert seen[0] == seen[1]
+    assert not any(seen[0][1].values())
+    if seen[0][0] is not None:
+        assert plain and not done and blocks[seen[0][0][0]] == anthropic._TEXT
 
 
 @given(item=anthropic_items(), text=st.one_of(st.none(), st.text(max_size=3)),
@@ -109,6 +127,25 @@ def test_responses_fast_tests_agree(item: Any, text: Any, anonymous: bool, items
     assert seen[0] == seen[1]
 
 
+@given(item=responses_items(), items=st.lists(st.tuples(
+    st.sampled_from(["message", "function_call", "reasoning"]), st.sampled_from([None, "msg_1", "fc_1"])), max_size=3))
+def test_responses_text_tests_agree(item: Any, items: list) -> None:
+    """The test for an ``output_text.delta``: the same answer, and the same item marked streamed."""
+    seen = []
+    for base in (_backend.fastpath_c.ResponsesFast, _fastpath_py.ResponsesFast):
+        class Adapter(base):  # type: ignore[misc, valid-type]
+            pass
+
+        adapter = Adapter()
+        made = [_Item(n, kind, item_id, None) for n, (kind, item_id) in enumerate(items)]
+        for one in made:
+            one.streamed = False
+        adapter._by_output = {n: one for n, one in enumerate(made)}
+        adapter._by_id = {one.item_id: one for one in made if one.item_id is not None}
+        seen.append((adapter.text_chunk(item), [one.streamed for one in made]))
+    assert seen[0] == seen[1]
+
+
 def test_the_chat_payload_fields_are_the_providers() -> None:
     from argstream.providers import openai_chat
 
@@ -129,7 +166,8 @@ def chat_items() -> st.SearchStrategy:
     function = st.fixed_dictionaries({}, optional={"arguments": VALUES, "name": VALUES})
     entry = st.fixed_dictionaries({}, optional={"index": VALUES, "id": VALUES, "function": st.one_of(function, VALUES)})
     delta = st.fixed_dictionaries({}, optional={"tool_calls": st.one_of(st.lists(entry, max_size=2), VALUES),
-                                                "content": VALUES, "role": VALUES})
+                                                "content": VALUES, "role": VALUES, "refusal": VALUES,
+                                                "reasoning_content": VALUES})
     choice = st.fixed_dictionaries({}, optional={"index": VALUES, "delta": st.one_of(delta, VALUES),
                                                  "finish_reason": VALUES})
     chunk = st.fixed_dictionaries({}, optional={"id": st.sampled_from(["r1", "r2", ""]),
@@ -233,6 +271,44 @@ def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named
                 adapter._hit = None
         seen.append(run)
     assert seen[0] == seen[1]
+
+
+@given(items=st.lists(st.tuples(chat_items(), st.integers(0, 8)), min_size=1, max_size=3), finished=st.booleans(),
+       response=st.sampled_from(["r1", ""]), opened=st.booleans(), plain=st.booleans())
+def test_chat_text_tests_agree(items: list, finished: bool, response: str, opened: bool, plain: bool) -> None:
+    """The test for a content-only chunk: the same answers on a run of items in any shape, and the same
+    ``_hit`` and ``_clean_end`` after each (a hit does to them what the general way does)."""
+    seen = []
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        adapter = _chat(base, {0: (0, "call", 0)}, "f", response, finished)
+        if opened:
+            adapter._slots((0, "content"))
+        adapter._plain_text, adapter._clean_end = plain, True
+        run = []
+        for item, how in items:
+            adapter._hit = ("kept",)
+            run.append((adapter.text_chunk(_wrap(how, item)), adapter._hit, adapter._clean_end))
+        seen.append(run)
+    assert seen[0] == seen[1]
+    assert all(got is None or (opened and plain and not finished and got[0] == 1) for got, _, _ in seen[0])
+
+
+def test_chat_text_test_takes_a_content_chunk() -> None:
+    chunk = {"id": "r1", "choices": [{"index": 0, "delta": {"content": "hé"}}]}
+    sdk_like = {"id": "r1", "choices": [{"index": 0, "delta": {"content": "hé", "role": None, "refusal": None,
+                                                                "tool_calls": None}, "finish_reason": None}]}
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
+        adapter._slots((0, "content"))
+        adapter._plain_text = True
+        for how in (0, 1, 2, 4, 5, 6, 7):
+            assert adapter.text_chunk(_wrap(how, chunk)) == (1, "hé")
+            assert adapter.text_chunk(_wrap(how, sdk_like)) == (1, "hé")
+        for other in ({"refusal": "no"}, {"tool_calls": []}, {"reasoning_content": "r"}, {"content": ""}):
+            delta = {"content": "hé", **other}
+            assert adapter.text_chunk({"id": "r1", "choices": [{"index": 0, "delta": delta}]}) is None
+        assert adapter.text_chunk({"id": "r2", "choices": [{"index": 0, "delta": {"content": "x"}}]}) is None
+        assert adapter.text_chunk({**chunk, "usage": {"total_tokens": 1}}) is None
 
 
 @pytest.mark.parametrize("how", [0, 1, 2, 4, 5, 6, 7, 8])

@@ -23,9 +23,12 @@ cdef class ToolCallArgumentProgress:
 cdef class PipelineBase:
     cdef object chunk_method  # ``_chunk``: the adapter's fast test, or None
     cdef FastTest fast  # the compiled test behind ``chunk_method`` (``_fastpath.fast_test``), or None
+    cdef object text_method  # ``_text_chunk``: the adapter's test for a message text delta, or None
+    cdef bint fast_text  # ``text_method`` is ``fast``'s own: its ``text_slot`` runs instead
     cdef public object _run
     cdef public object _feed
     cdef public object _argument
+    cdef public object _text
     cdef public dict _calls
     cdef public object _report
     cdef public Py_ssize_t count
@@ -34,3 +37,4 @@ cdef class PipelineBase:
     cdef object feed_item(self, object item)
     cdef object take_hit(self, tuple hit)
     cdef object take_slot(self, object slot, object text)
+    cdef object take_text_slot(self, object slot, object text)

@@ -584,6 +584,18 @@ cdef class PipelineBase:
     def _chunk(self, value):
         self.chunk_method = value
         self.fast = fast_test(value) if value is not None else None
+        self.fast_text = self.fast is not None and self.text_method is not None and (
+            fast_test(self.text_method, u"text_chunk") is self.fast)
+
+    @property
+    def _text_chunk(self):
+        """The adapter's test for a message text delta, ``text_chunk(item)`` (``None`` without one)."""
+        return self.text_method
+
+    @_text_chunk.setter
+    def _text_chunk(self, value):
+        self.text_method = value
+        self.fast_text = self.fast is not None and value is not None and fast_test(value, u"text_chunk") is self.fast
 
     def feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""
@@ -602,6 +614,14 @@ cdef class PipelineBase:
             hit = self.chunk_method(item)
             if hit is not None:
                 return self.take_hit(<tuple>hit)
+        if self.fast_text:
+            hit = self.fast.text_slot(item)
+            if hit is not None:
+                return self.take_text_slot(hit, self.fast.found)
+        elif self.text_method is not None:
+            hit = self.text_method(item)
+            if hit is not None:
+                return self.take_text_slot((<tuple>hit)[0], (<tuple>hit)[1])
         self.count += 1
         out = []
         for event in self._run.feed(item, self.count - 1):
@@ -629,6 +649,18 @@ cdef class PipelineBase:
     cdef object take_hit(self, tuple hit):
         """``take`` for C callers (see ``feed_item``)."""
         return self.take_slot(hit[0], hit[1])
+
+    def take_text(self, tuple hit):
+        """The stream items of a message text delta (see the twin)."""
+        return self.take_text_slot(hit[0], hit[1])
+
+    cdef object take_text_slot(self, object slot, object text):
+        """``take_text((slot, text))`` for C callers."""
+        cdef object run = self._run
+        self.count += 1
+        if run.finished:
+            run.finished = False  # as ``_Run._passed`` has it after any event but a ``Finished``
+        return self._text(slot, text)
 
     cdef object take_slot(self, object slot, object text):
         """``take_hit((slot, text))``, for a caller that has the two without their tuple."""

@@ -444,19 +444,23 @@ class ArgumentCall:
 class PipelineBase:
     """The fused pipeline's hot method, ``feed``: one wire item to its stream items.
 
-    ``_chunk`` is the adapter's fast test (``None`` without one; it never raises), ``_run`` the
-    driver machinery of the generic way, ``_feed`` and ``_argument`` the stream state's ``feed`` and
-    ``argument``, ``_calls`` its open calls by index, ``_report`` what adds a call's failure and
-    first violation, ``count`` the wire items fed so far, ``over`` whether a ``Finished(ERROR)`` ended
-    the stream (read no further item).
+    ``_chunk`` is the adapter's fast test (``None`` without one; it never raises), ``_text_chunk``
+    its test for a message text delta (``None`` without one), ``_run`` the driver machinery of the
+    generic way, ``_feed``, ``_argument`` and ``_text`` the stream state's ``feed``, ``argument`` and
+    ``text``, ``_calls`` its open calls by index, ``_report`` what adds a call's failure and first
+    violation, ``count`` the wire items fed so far, ``over`` whether a ``Finished(ERROR)`` ended the
+    stream (read no further item).
     """
 
-    __slots__ = ("_chunk", "_run", "_feed", "_argument", "_calls", "_report", "count", "over")
+    __slots__ = ("_chunk", "_text_chunk", "_run", "_feed", "_argument", "_text", "_calls", "_report", "count",
+                 "over")
 
     _chunk: Any
+    _text_chunk: Any
     _run: Any
     _feed: Any
     _argument: Any
+    _text: Any
     _calls: dict[int, Any]
     _report: Any
     count: int
@@ -469,6 +473,11 @@ class PipelineBase:
             hit = chunk(item)
             if hit is not None:
                 return self.take(hit)
+        text_chunk = self._text_chunk
+        if text_chunk is not None:
+            hit = text_chunk(item)
+            if hit is not None:
+                return self.take_text(hit)
         self.count += 1
         out = []
         feed = self._feed
@@ -495,6 +504,15 @@ class PipelineBase:
             yield from feed(item)
             if self.over:
                 return
+
+    def take_text(self, hit: tuple[int, str]) -> list[Any]:
+        """The stream items of a message text delta the adapter's ``text_chunk`` recognised, as
+        ``(index, text)`` (counted as one wire item): what its one ``Message`` part would give."""
+        self.count += 1
+        run = self._run
+        if run.finished:
+            run.finished = False  # as ``_Run._passed`` has it after any event but a ``Finished``
+        return self._text(hit[0], hit[1])
 
     def take(self, hit: tuple[Any, str]) -> list[Any]:
         """The stream items of a dominant event the caller recognised itself, as ``(index, text)``

@@ -16,16 +16,18 @@ cdef class FastTest:
     cdef object hit_text(self, object item, object text)
     cdef object form(self, object item)
     cdef object hit_form(self, object form, object text)
+    cdef object text_slot(self, object item)
     cdef object unpack(self, object got)
     cdef object pair(self, object slot)
 
 
-cpdef object fast_test(object chunk)
+cpdef object fast_test(object chunk, str name=*)
 
 
 cdef class AnthropicFast(FastTest):
     cdef public dict _blocks
     cdef public bint _done
+    cdef public bint _plain_text
 
     cdef object _shaped_text  # the text ``shape`` found
 
@@ -48,6 +50,7 @@ cdef class ChatFast(FastTest):
     cdef public object _response_id
     cdef public bint _finished
     cdef public object _hit
+    cdef public bint _plain_text
     cdef public bint _clean_end  # the last item ended a stream the way servers do (the adapter's ``feed``)
 
     cdef object _s_response  # what ``shape`` found: response id, choice number, entry index, call id,

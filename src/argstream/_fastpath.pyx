@@ -76,7 +76,9 @@ cdef extern from *:
 
 import types as _types
 
+cdef int TEXT = 0  # providers.anthropic._TEXT
 cdef int TOOL = 2  # providers.anthropic._TOOL
+cdef str MESSAGE = u"message"  # providers.openai_responses._MESSAGE
 cdef str FUNCTION = u"function_call"  # providers.openai_responses._FUNCTION
 cdef int PART_TOOL = 2  # providers.pydantic_ai._TOOL
 cdef str PLACEHOLDER = u"__fake_id__"  # providers.openai_agents.PLACEHOLDER_ID
@@ -212,9 +214,10 @@ cdef tuple SCAN_NAMES = (u"choices", u"usage", u"error", u"type", u"id",  # the 
                          u"index", u"id", u"function",  # its tool call entry
                          u"arguments", u"name",  # the entry's function
                          u"type", u"delta", u"index",  # an Anthropic event
-                         u"type", u"partial_json")  # its delta
-cdef PyObject* SCAN_KEYS[19]
-cdef Py_hash_t SCAN_HASHES[19]
+                         u"type", u"partial_json",  # its delta
+                         u"type", u"text")  # its text delta
+cdef PyObject* SCAN_KEYS[21]
+cdef Py_hash_t SCAN_HASHES[21]
 for _i, _name in enumerate(SCAN_NAMES):
     SCAN_KEYS[_i] = <PyObject*>_name
     SCAN_HASHES[_i] = hash(_name)
@@ -226,6 +229,7 @@ cdef enum:
     FUNCTION_AT = 12
     ANTHROPIC_AT = 14
     ANTHROPIC_DELTA_AT = 17
+    ANTHROPIC_TEXT_AT = 19
 
 
 cdef inline int scan(object view, int at, int n, PyObject** out):
@@ -301,6 +305,12 @@ cdef class FastTest:
     cdef object hit_form(self, object form, object text):
         return None
 
+    cdef object text_slot(self, object item):
+        """``text_chunk(item)`` as a slot (its text in ``found``): the index of the one ``Message`` part
+        the adapter's ``feed`` would make of ``item``, having done what ``feed`` does to the adapter's
+        state; else ``None`` and nothing changed (a test without a text form: always ``None``)."""
+        return None
+
     cdef object unpack(self, object got):
         """The slot of a ``(slot, text)`` answer, its text in ``found``; ``None`` for ``None``."""
         if got is None:
@@ -319,14 +329,15 @@ cdef class FastTest:
 cdef tuple COMPILED = ()
 
 
-cpdef object fast_test(object chunk):
-    """The adapter of a bound ``chunk`` method that is one of this module's (not overridden in a
-    subclass), whose ``hit`` the caller may run instead of calling ``chunk``; else ``None``."""
+cpdef object fast_test(object chunk, str name=u"chunk"):
+    """The adapter of a bound ``chunk`` method (``name``: ``text_chunk``) that is one of this module's
+    (not overridden in a subclass), whose ``hit`` (``text_slot``) the caller may run instead of calling
+    it; else ``None``."""
     cdef object owner = getattr(chunk, "__self__", None)
     if not isinstance(owner, FastTest):
         return None
     for klass in type(owner).__mro__:
-        if u"chunk" in klass.__dict__:
+        if name in klass.__dict__:
             return owner if klass in COMPILED else None
     return None
 
@@ -401,6 +412,38 @@ cdef class AnthropicFast(FastTest):
         self.found = text
         return index
 
+    def text_chunk(self, item):
+        """See ``_fastpath_py.AnthropicFast.text_chunk``."""
+        return self.pair(self.text_slot(item))
+
+    cdef object text_slot(self, object item):
+        cdef PyObject* v[3]
+        cdef object d, kind, delta, index, text, held, block
+        if self._done or not self._plain_text:
+            return None
+        d = as_dict(item)
+        if d is None:
+            return None
+        held = view_lookup(d, ANTHROPIC_AT, 3, v)
+        kind = value_of(v[0])
+        delta = value_of(v[1])
+        index = value_of(v[2])
+        if kind != u"content_block_delta":
+            return None
+        delta = as_dict(delta)
+        if delta is None:
+            return None
+        held = view_lookup(delta, ANTHROPIC_TEXT_AT, 2, v)
+        kind = value_of(v[0])
+        text = value_of(v[1])
+        if kind != u"text_delta" or type(index) is not int or type(text) is not str or not text or self._blocks is None:
+            return None
+        block = self._blocks.get(index)
+        if block is None or block.kind != TEXT:
+            return None
+        self.found = text
+        return index
+
 
 cdef class ResponsesFast(FastTest):
     """The state ``chunk`` reads: the response's open items by ``item_id`` and by ``output_index``."""
@@ -464,6 +507,26 @@ cdef class ResponsesFast(FastTest):
         self.found = text
         return call.index
 
+    def text_chunk(self, item):
+        """See ``_fastpath_py.ResponsesFast.text_chunk``."""
+        return self.pair(self.text_slot(item))
+
+    cdef object text_slot(self, object item):
+        cdef object d = as_dict(item)
+        cdef object text, item_id, message
+        if d is None or (<dict>d).get(u"type") != u"response.output_text.delta":
+            return None
+        text = (<dict>d).get(u"delta")
+        item_id = (<dict>d).get(u"item_id")
+        if type(text) is not str or not text or type(item_id) is not str or self._by_id is None:
+            return None
+        message = self._by_id.get(item_id)
+        if message is None or message.kind != MESSAGE:
+            return None
+        message.streamed = True
+        self.found = text
+        return message.index
+
 
 #: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides
 #: its tool call is not the dominant chunk)
@@ -513,6 +576,14 @@ cdef inline object get(object view, str key):
         if found == NULL:
             found = PyDict_GetItemWithError((<tuple>view)[1], key)
     return <object>found if found != NULL else None
+
+
+cdef inline bint payload_besides(dict d, str own):
+    """Whether ``d`` holds a content field (``PAYLOAD``) other than ``own`` that is not ``None``."""
+    for name, value in d.items():
+        if value is not None and name != own and name in PAYLOAD:
+            return True
+    return False
 
 
 cdef inline bint payload_besides_calls(dict d):
@@ -669,6 +740,61 @@ cdef class ChatFast(FastTest):
         self._hit = (state, number, index, key, call.id, bool(call.name), slot)
         self._clean_end = False  # as ``feed`` has it after a chunk with a choice (a later hit: no ``feed`` since)
         state.last_call = key
+        return slot
+
+    def text_chunk(self, item):
+        """See ``_fastpath_py.ChatFast.text_chunk``."""
+        return self.pair(self.text_slot(item))
+
+    cdef object text_slot(self, object item):
+        cdef PyObject* v[SCAN_MAX]
+        cdef object d, choices, response_id, choice, number, delta, content, state, slot, held
+        if self._finished or not self._plain_text:
+            return None
+        d = fields(item)
+        if not is_view(d):
+            return None
+        held = view_lookup(d, CHUNK_AT, 5, v)
+        choices = value_of(v[0])
+        if (v[1] != NULL and v[1] != <PyObject*>None or v[2] != NULL and v[2] != <PyObject*>None
+                or v[3] != NULL and v[3] != <PyObject*>None):
+            return None
+        response_id = value_of(v[4])
+        if type(choices) is not list or len(<list>choices) != 1:
+            return None
+        if response_id and response_id != self._response_id:
+            return None
+        choice = fields((<list>choices)[0])
+        if not is_view(choice):
+            return None
+        held = view_lookup(choice, CHOICE_AT, 3, v)
+        number = value_of(v[1])
+        delta = value_of(v[2])
+        if v[0] != NULL and v[0] != <PyObject*>None:
+            return None
+        if number is None:
+            number = 0
+        elif type(number) is not int:
+            return None
+        delta = fields(delta)
+        if not is_view(delta):
+            return None
+        content = get(delta, u"content")
+        if type(content) is not str or not content:
+            return None
+        if type(delta) is dict:
+            if payload_besides(<dict>delta, u"content"):
+                return None
+        elif (payload_besides(<dict>(<tuple>delta)[0], u"content")
+              or payload_besides(<dict>(<tuple>delta)[1], u"content")):
+            return None
+        state = self._choices.get(number) if self._choices is not None else None
+        slot = self._slots._map.get((number, u"content")) if state is not None else None  # Slots.get, no frame
+        if slot is None:
+            return None
+        self._hit = None
+        self._clean_end = False
+        self.found = content
         return slot
 
 

@@ -13,7 +13,9 @@ from typing import Any
 
 __all__ = ["AgentsFast", "AnthropicFast", "ChatFast", "LangChainFast", "PydanticAIFast", "ResponsesFast", "fields"]
 
+_TEXT = 0  # providers.anthropic._TEXT
 _TOOL = 2  # providers.anthropic._TOOL
+_MESSAGE = "message"  # providers.openai_responses._MESSAGE
 _FUNCTION = "function_call"  # providers.openai_responses._FUNCTION
 _PART_TOOL = 2  # providers.pydantic_ai._TOOL
 _PLACEHOLDER = "__fake_id__"  # providers.openai_agents.PLACEHOLDER_ID
@@ -33,6 +35,7 @@ class AnthropicFast:
     __slots__ = ()
     _blocks: dict[Any, Any]
     _done: bool
+    _plain_text: Any = False  # text blocks stream as ``Message`` parts (not structured output)
 
     def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, partial_json)`` of a non-empty ``input_json_delta`` for an open tool block (marked
@@ -52,6 +55,25 @@ class AnthropicFast:
         if block is None or block.kind != _TOOL:
             return None
         block.streamed = True
+        return index, text
+
+    def text_chunk(self, item: Any) -> tuple[int, str] | None:
+        """``(index, text)`` of a non-empty ``text_delta`` for an open text block of a message whose text
+        is plain (``_plain_text``), else ``None``: the one ``Message`` part ``feed`` would make, with
+        nothing to change in the adapter's state either way."""
+        d = _as_dict(item)
+        if d is None or self._done or not self._plain_text or d.get("type") != "content_block_delta":
+            return None
+        delta = _as_dict(d.get("delta"))
+        if delta is None or delta.get("type") != "text_delta":
+            return None
+        text = delta.get("text")
+        index = d.get("index")
+        if type(index) is not int or type(text) is not str or not text or self._blocks is None:
+            return None
+        block = self._blocks.get(index)
+        if block is None or block.kind != _TEXT:
+            return None
         return index, text
 
 
@@ -88,6 +110,22 @@ class ResponsesFast:
         call.sent.append(text)
         return call.index, text
 
+    def text_chunk(self, item: Any) -> tuple[int, str] | None:
+        """``(index, delta)`` of a non-empty ``output_text.delta`` for a message item known by its
+        ``item_id`` (marked streamed, as ``feed`` does), else ``None`` and nothing changed."""
+        d = _as_dict(item)
+        if d is None or d.get("type") != "response.output_text.delta":
+            return None
+        text = d.get("delta")
+        item_id = d.get("item_id")
+        if type(text) is not str or not text or type(item_id) is not str or self._by_id is None:
+            return None
+        message = self._by_id.get(item_id)
+        if message is None or message.kind != _MESSAGE:
+            return None
+        message.streamed = True
+        return message.index, text
+
 
 #: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides
 #: its tool call is not the dominant chunk)
@@ -119,6 +157,7 @@ class ChatFast:
     _response_id: Any
     _finished: bool
     _hit: Any = None
+    _plain_text: Any = False  # content streams as ``Message`` parts (not structured output)
     _clean_end: Any = False  # the last item ended a stream as servers do; a hit clears it, as ``feed`` would (a bool,
     # typed ``Any`` as ``_hit`` is: the subclass holds it, which mypy cannot see past ``__slots__ = ()``)
 
@@ -186,6 +225,45 @@ class ChatFast:
         self._clean_end = False  # (a later hit of ``_hit``: no ``feed``, which sets it, ran since)
         state.last_call = key
         return slot, arguments
+
+    def text_chunk(self, item: Any) -> tuple[int, str] | None:
+        """``(index, content)`` of a chunk of this response whose only payload is a non-empty ``content``
+        of a choice whose content has its index already (``_plain_text``: not structured output), else
+        ``None`` and nothing changed; a hit does to ``_clean_end`` and ``_hit`` what ``feed`` would."""
+        d = fields(item)
+        if type(d) is not dict or self._finished or not self._plain_text:
+            return None
+        choices = d.get("choices")
+        if (type(choices) is not list or len(choices) != 1 or d.get("usage") is not None
+                or d.get("error") is not None or d.get("type") is not None):
+            return None
+        response_id = d.get("id")
+        if response_id and response_id != self._response_id:
+            return None
+        choice = fields(choices[0])
+        if type(choice) is not dict or choice.get("finish_reason") is not None:
+            return None
+        number = choice.get("index")
+        if number is None:
+            number = 0
+        elif type(number) is not int:
+            return None
+        delta = fields(choice.get("delta"))
+        if type(delta) is not dict:
+            return None
+        content = delta.get("content")
+        if type(content) is not str or not content:
+            return None
+        for name, value in delta.items():
+            if value is not None and name in _PAYLOAD and name != "content":
+                return None
+        state = self._choices.get(number) if self._choices is not None else None
+        slot = self._slots._map.get((number, "content")) if state is not None else None  # Slots.get, no frame
+        if slot is None:
+            return None
+        self._hit = None
+        self._clean_end = False
+        return slot, content
 
 
 #: providers.langchain._FINISH_KEYS: the ``response_metadata`` keys that hold a provider's finish value

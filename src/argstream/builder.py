@@ -328,6 +328,15 @@ class EventBuilder:
             buffer.metadata.update(metadata)
         return []
 
+    def text_piece(self, index: int, text: str) -> bool:
+        """What ``handle_part(index, Message(text))`` does when ``index`` holds an open message and
+        ``text`` is not empty (the piece kept), without the part; ``False``, with nothing done, otherwise."""
+        buffer = self._buffers.get(index)
+        if type(buffer) is _Text and buffer.cls is Message:
+            buffer.pieces.append(text)
+            return True
+        return False
+
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:
         """A call's identity: the first non-empty id and name win; the schema check starts with the name."""
         call = buffer.call

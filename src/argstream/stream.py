@@ -233,6 +233,13 @@ class ToolStreamState:
         """Close ``index`` without an item or a persisted event (a call whose chunks were dropped)."""
         self.builder.handle_flush(index)
 
+    def text(self, index: int, text: str) -> list[Any]:
+        """The items of one message text delta at ``index`` (``text`` not empty): the same as
+        ``feed(Part(index, Message(text)))``, without building the event when the message is open."""
+        if self._text is None and self.builder.text_piece(index, text):
+            return [_text_delta(text, index)]
+        return self.feed(Part(index, Message(text)))
+
     def argument(self, index: int, text: str) -> list[Any]:
         """The items of one argument chunk for the call at ``index`` (see the class doc)."""
         call = self._calls.get(index)
@@ -329,7 +336,9 @@ class StreamPipeline(PipelineBase):
 
     ``feed(item)``: the adapter's ``chunk(item)`` recognises its provider's dominant event (an
     argument delta of a call already started) and the text goes straight into that call's parser
-    (``ArgumentCall.push``; compiled with the compiled core); every other item takes the generic
+    (``ArgumentCall.push``; compiled with the compiled core); its ``text_chunk(item)``, where it has
+    one, a message text delta of a message already open, whose one ``TextDelta`` is made without
+    the adapter's events (``ToolStreamState.text``); every other item takes the generic
     way: the adapter's events, checked by the driver machinery (``providers._common``), into
     :class:`ToolStreamState`. The items are the same either way. ``iter_tool_stream``,
     ``aiter_tool_stream`` and the coordinator all feed one of these.
@@ -344,7 +353,9 @@ class StreamPipeline(PipelineBase):
         self.state = state
         self._run = _Run(adapter)
         self._chunk = getattr(adapter, "chunk", None)
+        self._text_chunk = getattr(adapter, "text_chunk", None)
         self._argument = state.argument
+        self._text = state.text
         self._feed = state.feed if state._text is not None else state._feed_one  # one call less per event
         self._calls = state.builder.calls
         self._report = _report

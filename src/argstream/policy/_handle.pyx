@@ -79,6 +79,13 @@ cdef class CoordinatorBase:
         if pipeline.fast is not None:  # the adapter's fast test (it never raises), compiled, without its tuple
             slot = pipeline.fast.hit_slot(event)
             if slot is None:
+                slot = pipeline.fast.text_slot(event) if pipeline.fast_text else None
+                if slot is not None:  # a message text delta: its one item, without the adapter's events
+                    for item in pipeline.take_text_slot(slot, pipeline.fast.found):
+                        self.handle_item(item)
+                    if self._answers:
+                        self.apply_answers()
+                    return 0
                 self._general(pipeline, event)
                 return 0
             text = pipeline.fast.found

@@ -88,6 +88,13 @@ class CoordinatorBase:
         chunk = pipeline._chunk
         hit = chunk(event) if chunk is not None else None  # the adapter's fast test never raises
         if hit is None:
+            text_chunk = pipeline._text_chunk
+            hit = text_chunk(event) if text_chunk is not None else None
+            if hit is not None:  # a message text delta: its one item, without the adapter's events
+                for item in pipeline.take_text(hit):
+                    self.handle_item(item)
+                self.apply_answers()
+                return
             self._general(pipeline, event)
             return
         call = self._live.get(hit[0])

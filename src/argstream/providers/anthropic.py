@@ -104,6 +104,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
 
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message
+        self._plain_text = not structured  # text deltas may take the fast test (``text_chunk``)
         self._blocks: dict[Any, _Block] = {}
         self._open = False  # a message started and has not finished
         self._done = False  # a message stopped and no other has started

@@ -114,6 +114,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
 
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message
+        self._plain_text = not structured  # text deltas may take the fast test (``text_chunk``)
         self._slots = Slots()
         self._choices: dict[int, _Choice] = {}
         self._response_id = ""
