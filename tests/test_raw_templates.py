@@ -435,3 +435,87 @@ def test_a_chunk_that_raises_mid_lane_keeps_the_items_before_it(fail_at: int, wh
         patch.setattr(templates, "_TEMPLATE", templates.EventTemplate)
         patch.setattr(RawReader, "lane", None)
         assert got == outcome()
+
+
+# -- message text deltas, read by template as argument deltas are ----------------------------------------
+
+_TEXT_LINES = {"anthropic": '"text_delta"', "openai_chat": '"content"', "openai_responses": "output_text.delta"}
+
+
+def _text_stream(fmt: str, seed: int) -> str:
+    """A stream of ``fmt`` (SSE text) with message text before a call, in random pieces."""
+    import random
+
+    from loopback import sse
+    from test_pipeline_fastpath import STREAMS
+
+    rng = random.Random(seed)
+    shape: list[Any] = [None, {"path": "a.py"}] if fmt == "anthropic" else [{"path": "a.py"}]
+    items = STREAMS[fmt]([shape, shape], rng)
+    return sse(items, event_field=None if fmt == "openai_chat" else "type", done=fmt == "openai_chat").decode()
+
+
+@settings(max_examples=60)
+@given(fmt=st.sampled_from(sorted(_TEXT_LINES)), seed=st.integers(0, 2**32), where=st.integers(0, 10**6),
+       insert=st.lists(_JSONISH, max_size=3), drop=st.integers(0, 2), sizes=st.lists(st.integers(1, 200), max_size=4))
+def test_message_text_read_raw_gives_what_decoding_gives(fmt: str, seed: int, where: int, insert: list[str],
+                                                         drop: int, sizes: list[int]) -> None:
+    """Text deltas read by template, as they arrive and with one of them mutated (after a template is
+    learned, most often): the items of decoding every event, and an error where decoding has one."""
+    text = _text_stream(fmt, seed)
+    assert items_of(cut(text, sizes), fmt) == items_of(iter_wire([text]), fmt)
+    lines = text.split("\n")
+    found = [n for n, line in enumerate(lines) if line.startswith("data: ") and _TEXT_LINES[fmt] in line]
+    if found:
+        n = found[-1 - where % len(found)]
+        at_ = 6 + where % (len(lines[n]) - 6)
+        lines[n] = lines[n][:at_] + "".join(insert) + lines[n][at_ + drop:]
+        mutated = "\n".join(lines)
+        assert items_of(cut(mutated, sizes), fmt) == items_of(_decoded_events(mutated), fmt)
+
+
+def _live_text(fmt: str) -> str:
+    """A message streamed as a server sends it: 20 text deltas of one shape, then the end."""
+    pieces = [f"piece {n} \u00e9\"\\ " for n in range(20)]
+    if fmt == "anthropic":
+        events: list[Any] = [{"type": "message_start", "message": {"id": "m1", "content": []}},
+                             {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+        events += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+                   for p in pieces]
+        events += [{"type": "content_block_stop", "index": 0},
+                   {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}, {"type": "message_stop"}]
+    elif fmt == "openai_chat":
+        events = [{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                   "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]} for p in pieces]
+        events.append({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    else:
+        message = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
+        events = [{"type": "response.created", "response": {"id": "r1"}},
+                  {"type": "response.output_item.added", "output_index": 0, "item": message}]
+        events += [{"type": "response.output_text.delta", "sequence_number": n + 2, "item_id": "msg_1",
+                    "output_index": 0, "content_index": 0, "delta": p, "obfuscation": "x" * (n % 5)}
+                   for n, p in enumerate(pieces)]
+        events += [{"type": "response.output_item.done", "output_index": 0, "item": message},
+                   {"type": "response.completed", "response": {"id": "r1", "status": "completed", "output": []}}]
+    return "".join((f"event: {e['type']}\n" if fmt != "openai_chat" else "") + f"data: {json.dumps(e)}\n\n"
+                   for e in events)
+
+
+@pytest.mark.parametrize("fmt", sorted(_TEXT_LINES))
+def test_the_text_deltas_of_a_live_stream_are_read_by_template(fmt: str, backend: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first text delta the fast test takes (decoded, and a template learned from it), no text
+    delta is decoded: the compiled lane reads them, or the pure path's template; the items are those of
+    decoding every event."""
+    whole = _live_text(fmt)
+    decoded = []
+    original = RawReader._deliver
+    monkeypatch.setattr(RawReader, "_deliver", lambda self, value, data, out: (
+        decoded.append(data), original(self, value, data, out))[1])
+    for chunks in ([event + "\n\n" for event in whole.split("\n\n") if event], cut(whole, [61])):
+        decoded.clear()
+        items, error = items_of(chunks, fmt)
+        assert error is None and items == items_of(iter_wire([whole]), fmt)[0]
+        assert sum(1 for item in items if str(item).startswith("TextDelta")) == 20
+        texts = [data for data in decoded if data and _TEXT_LINES[fmt] in data]
+        assert len(texts) == (2 if fmt == "openai_chat" else 1)  # (Chat's first gives the message its index)

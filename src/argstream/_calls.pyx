@@ -615,7 +615,7 @@ cdef class PipelineBase:
             if hit is not None:
                 return self.take_hit(<tuple>hit)
         if self.fast_text:
-            hit = self.fast.text_slot(item)
+            hit = self.fast.text_slot(item, None)
             if hit is not None:
                 return self.take_text_slot(hit, self.fast.found)
         elif self.text_method is not None:

@@ -16,7 +16,7 @@ cdef class FastTest:
     cdef object hit_text(self, object item, object text)
     cdef object form(self, object item)
     cdef object hit_form(self, object form, object text)
-    cdef object text_slot(self, object item)
+    cdef object text_slot(self, object item, object text)
     cdef object unpack(self, object got)
     cdef object pair(self, object slot)
 

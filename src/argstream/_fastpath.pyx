@@ -305,9 +305,10 @@ cdef class FastTest:
     cdef object hit_form(self, object form, object text):
         return None
 
-    cdef object text_slot(self, object item):
-        """``text_chunk(item)`` as a slot (its text in ``found``): the index of the one ``Message`` part
-        the adapter's ``feed`` would make of ``item``, having done what ``feed`` does to the adapter's
+    cdef object text_slot(self, object item, object text):
+        """``text_chunk(item, text=text)`` as a slot (its text in ``found``): the index of the one
+        ``Message`` part the adapter's ``feed`` would make of ``item`` (with ``text``, when not ``None``,
+        as its text: an event read by template), having done what ``feed`` does to the adapter's
         state; else ``None`` and nothing changed (a test without a text form: always ``None``)."""
         return None
 
@@ -412,13 +413,13 @@ cdef class AnthropicFast(FastTest):
         self.found = text
         return index
 
-    def text_chunk(self, item):
+    def text_chunk(self, item, text=None):
         """See ``_fastpath_py.AnthropicFast.text_chunk``."""
-        return self.pair(self.text_slot(item))
+        return self.pair(self.text_slot(item, text))
 
-    cdef object text_slot(self, object item):
+    cdef object text_slot(self, object item, object text):
         cdef PyObject* v[3]
-        cdef object d, kind, delta, index, text, held, block
+        cdef object d, kind, delta, index, held, block
         if self._done or not self._plain_text:
             return None
         d = as_dict(item)
@@ -435,7 +436,8 @@ cdef class AnthropicFast(FastTest):
             return None
         held = view_lookup(delta, ANTHROPIC_TEXT_AT, 2, v)
         kind = value_of(v[0])
-        text = value_of(v[1])
+        if text is None:
+            text = value_of(v[1])
         if kind != u"text_delta" or type(index) is not int or type(text) is not str or not text or self._blocks is None:
             return None
         block = self._blocks.get(index)
@@ -507,16 +509,17 @@ cdef class ResponsesFast(FastTest):
         self.found = text
         return call.index
 
-    def text_chunk(self, item):
+    def text_chunk(self, item, text=None):
         """See ``_fastpath_py.ResponsesFast.text_chunk``."""
-        return self.pair(self.text_slot(item))
+        return self.pair(self.text_slot(item, text))
 
-    cdef object text_slot(self, object item):
+    cdef object text_slot(self, object item, object text):
         cdef object d = as_dict(item)
-        cdef object text, item_id, message
+        cdef object item_id, message
         if d is None or (<dict>d).get(u"type") != u"response.output_text.delta":
             return None
-        text = (<dict>d).get(u"delta")
+        if text is None:
+            text = (<dict>d).get(u"delta")
         item_id = (<dict>d).get(u"item_id")
         if type(text) is not str or not text or type(item_id) is not str or self._by_id is None:
             return None
@@ -742,11 +745,11 @@ cdef class ChatFast(FastTest):
         state.last_call = key
         return slot
 
-    def text_chunk(self, item):
+    def text_chunk(self, item, text=None):
         """See ``_fastpath_py.ChatFast.text_chunk``."""
-        return self.pair(self.text_slot(item))
+        return self.pair(self.text_slot(item, text))
 
-    cdef object text_slot(self, object item):
+    cdef object text_slot(self, object item, object text):
         cdef PyObject* v[SCAN_MAX]
         cdef object d, choices, response_id, choice, number, delta, content, state, slot, held
         if self._finished or not self._plain_text:
@@ -782,6 +785,10 @@ cdef class ChatFast(FastTest):
         content = get(delta, u"content")
         if type(content) is not str or not content:
             return None
+        if text is not None:
+            content = text
+            if type(content) is not str or not content:
+                return None
         if type(delta) is dict:
             if payload_besides(<dict>delta, u"content"):
                 return None

@@ -57,7 +57,7 @@ class AnthropicFast:
         block.streamed = True
         return index, text
 
-    def text_chunk(self, item: Any) -> tuple[int, str] | None:
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, text)`` of a non-empty ``text_delta`` for an open text block of a message whose text
         is plain (``_plain_text``), else ``None``: the one ``Message`` part ``feed`` would make, with
         nothing to change in the adapter's state either way."""
@@ -67,7 +67,8 @@ class AnthropicFast:
         delta = _as_dict(d.get("delta"))
         if delta is None or delta.get("type") != "text_delta":
             return None
-        text = delta.get("text")
+        if text is None:
+            text = delta.get("text")
         index = d.get("index")
         if type(index) is not int or type(text) is not str or not text or self._blocks is None:
             return None
@@ -110,13 +111,14 @@ class ResponsesFast:
         call.sent.append(text)
         return call.index, text
 
-    def text_chunk(self, item: Any) -> tuple[int, str] | None:
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, delta)`` of a non-empty ``output_text.delta`` for a message item known by its
         ``item_id`` (marked streamed, as ``feed`` does), else ``None`` and nothing changed."""
         d = _as_dict(item)
         if d is None or d.get("type") != "response.output_text.delta":
             return None
-        text = d.get("delta")
+        if text is None:
+            text = d.get("delta")
         item_id = d.get("item_id")
         if type(text) is not str or not text or type(item_id) is not str or self._by_id is None:
             return None
@@ -226,7 +228,7 @@ class ChatFast:
         state.last_call = key
         return slot, arguments
 
-    def text_chunk(self, item: Any) -> tuple[int, str] | None:
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, content)`` of a chunk of this response whose only payload is a non-empty ``content``
         of a choice whose content has its index already (``_plain_text``: not structured output), else
         ``None`` and nothing changed; a hit does to ``_clean_end`` and ``_hit`` what ``feed`` would."""
@@ -254,6 +256,10 @@ class ChatFast:
         content = delta.get("content")
         if type(content) is not str or not content:
             return None
+        if text is not None:
+            content = text
+            if type(content) is not str or not content:
+                return None
         for name, value in delta.items():
             if value is not None and name in _PAYLOAD and name != "content":
                 return None

@@ -176,13 +176,15 @@ cdef class EventTemplate:
     cdef readonly object item
     cdef readonly str head
     cdef readonly tuple rest
+    cdef readonly bint message
     cdef object form  # what ``form_of`` (the lane's fast test) reads of ``item`` (``FastTest.form``)
     cdef object form_of
 
-    def __init__(self, item, str head, tuple rest):
+    def __init__(self, item, str head, tuple rest, bint message=False):
         self.item = item
         self.head = head
         self.rest = rest
+        self.message = message
 
     def match(self, str data):
         """The argument text of ``data`` when it fits this template, else ``None``."""
@@ -294,7 +296,22 @@ cdef class SSELane:
             if fit is None:
                 break
             fast = self.pipeline.fast
-            if fast is not None:
+            if (<EventTemplate>template).message:  # a message text delta
+                if self.pipeline.fast_text:
+                    slot = fast.text_slot((<EventTemplate>template).item, fit)
+                    if slot is None:
+                        break
+                    items = self.pipeline.take_text_slot(slot, fast.found)
+                elif self.pipeline.text_method is not None:  # a subclass's own ``text_chunk``
+                    hit = self.pipeline.text_method((<EventTemplate>template).item, text=fit)
+                    if hit is None:
+                        break
+                    if type(hit) is not tuple:
+                        raise TypeError(f"text_chunk() returned {type(hit).__name__}, not a tuple")
+                    items = self.pipeline.take_text_slot((<tuple>hit)[0], (<tuple>hit)[1])
+                else:
+                    break
+            elif fast is not None:
                 learned = <EventTemplate>template
                 if learned.form_of is not fast:  # read once per template what the event is for
                     learned.form = fast.form(learned.item)

@@ -36,8 +36,8 @@ class RawReader(WireDecoder):
     it raises (no provider reads the event) is kept with ``undetected`` set.
     """
 
-    __slots__ = ("pipeline", "error", "undetected", "_make", "_chunk", "_path", "_free", "_templates",
-                 "_learned", "_fits", "_lane")
+    __slots__ = ("pipeline", "error", "undetected", "_make", "_chunk", "_text_chunk", "_path", "_message_path",
+                 "_free", "_templates", "_learned", "_fits", "_lane")
 
     #: the compiled lane's class (``None``: the pure path reads every event)
     lane: Any = _backend.raw_c.SSELane if _backend.raw_c is not None else None
@@ -49,7 +49,9 @@ class RawReader(WireDecoder):
         self.undetected = False
         self._make = make
         self._chunk: Any = None
+        self._text_chunk: Any = None
         self._path: Any = None
+        self._message_path: Any = None
         self._free: tuple[str, ...] = ()
         self._templates: list[EventTemplate] = []
         self._learned = 0
@@ -108,11 +110,14 @@ class RawReader(WireDecoder):
         for template in self._templates:
             text = template.match(data)
             if text is not None:
-                hit = self._chunk(template.item, text=text)
+                if template.message:
+                    hit = self._text_chunk(template.item, text=text)
+                else:
+                    hit = self._chunk(template.item, text=text)
                 if hit is None:
                     return False  # the adapter's state says otherwise: decode it, the generic way
                 self._fits += 1
-                out += pipeline.take(hit)
+                out += pipeline.take_text(hit) if template.message else pipeline.take(hit)
                 return True
         return False
 
@@ -124,13 +129,20 @@ class RawReader(WireDecoder):
             return
         chunk = self._chunk
         hit = chunk(value) if chunk is not None else None
-        if hit is None:
-            out += pipeline.feed(value)
-            return
-        out += pipeline.take(hit)
-        if data is not None and self._path is not None and self._learned < _KEPT + self._fits // 16:
+        message = hit is None
+        if not message:
+            out += pipeline.take(hit)
+        else:
+            text_chunk = self._text_chunk
+            hit = text_chunk(value) if text_chunk is not None else None
+            if hit is None:
+                out += pipeline.feed(value)  # (whose tests decline again, changing nothing)
+                return
+            out += pipeline.take_text(hit)
+        path = self._message_path if message else self._path
+        if data is not None and path is not None and self._learned < _KEPT + self._fits // 16:
             self._learned += 1
-            template = learn(data, value, self._path, self._free)
+            template = learn(data, value, path, self._free, message)
             if template is not None:
                 self._templates[:] = [template, *self._templates[:_KEPT - 1]]
 
@@ -143,6 +155,9 @@ class RawReader(WireDecoder):
         if self._chunk is not None:
             self._path = getattr(adapter, "TEXT_PATH", None)
             self._free = tuple(getattr(adapter, "FREE_FIELDS", ()))
+            self._text_chunk = pipeline._text_chunk
+            if self._text_chunk is not None:
+                self._message_path = getattr(adapter, "MESSAGE_PATH", None)
             if self._path is not None and self.lane is not None:
                 self._lane = self.lane(self._templates, pipeline, self.max_event)
         return pipeline

@@ -79,7 +79,7 @@ cdef class CoordinatorBase:
         if pipeline.fast is not None:  # the adapter's fast test (it never raises), compiled, without its tuple
             slot = pipeline.fast.hit_slot(event)
             if slot is None:
-                slot = pipeline.fast.text_slot(event) if pipeline.fast_text else None
+                slot = pipeline.fast.text_slot(event, None) if pipeline.fast_text else None
                 if slot is not None:  # a message text delta: its one item, without the adapter's events
                     for item in pipeline.take_text_slot(slot, pipeline.fast.found):
                         self.handle_item(item)

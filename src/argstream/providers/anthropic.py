@@ -101,6 +101,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
     """
 
     TEXT_PATH = ("delta", "partial_json")
+    MESSAGE_PATH = ("delta", "text")
 
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message

@@ -105,6 +105,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
     """
 
     TEXT_PATH = ("delta",)
+    MESSAGE_PATH = ("delta",)
     FREE_FIELDS = ("sequence_number", "obfuscation")
 
     def __init__(self) -> None:

@@ -43,15 +43,17 @@ class EventTemplate:
     ``match(data)`` gives the argument text of an event that fits, else ``None``. The shape is the
     text before the first hole (``head``), then for each hole its kind and the text after it up to
     the next hole (``rest``); a string hole's text starts after its opening quote and the text
-    after it starts after its closing quote.
+    after it starts after its closing quote. ``message``: the hole is a message text delta's text
+    (the adapter's ``text_chunk`` decides), not an argument delta's.
     """
 
-    __slots__ = ("item", "head", "rest")
+    __slots__ = ("item", "head", "rest", "message")
 
-    def __init__(self, item: Any, head: str, rest: tuple[tuple[int, str], ...]) -> None:
+    def __init__(self, item: Any, head: str, rest: tuple[tuple[int, str], ...], message: bool = False) -> None:
         self.item = item
         self.head = head
         self.rest = rest
+        self.message = message
 
     def match(self, data: str) -> str | None:
         """The argument text of ``data`` when it fits this template, else ``None``."""
@@ -76,11 +78,12 @@ class EventTemplate:
         return text if pos == len(data) else None
 
 
-def learn(data: str, item: Any, text_path: Sequence[Any], free: Sequence[str] = ()) -> EventTemplate | None:
+def learn(data: str, item: Any, text_path: Sequence[Any], free: Sequence[str] = (),
+          message: bool = False) -> EventTemplate | None:
     """The template of ``data``, an event's one-line JSON text that decodes to ``item``, whose
-    argument text is at ``text_path``; ``free`` names top-level fields the adapter never reads, cut
-    out as holes too. ``None`` when the event cannot be told apart safely (a key written twice or
-    escaped, a free field that is not a plain string or an integer)."""
+    argument text (``message``: message text) is at ``text_path``; ``free`` names top-level fields
+    the adapter never reads, cut out as holes too. ``None`` when the event cannot be told apart
+    safely (a key written twice or escaped, a free field that is not a plain string or an integer)."""
     text = _at(item, text_path)
     if type(text) is not str or type(item) is not dict:
         return None
@@ -108,7 +111,7 @@ def learn(data: str, item: Any, text_path: Sequence[Any], free: Sequence[str] = 
     for n, (_, end, kind, _, _) in enumerate(holes):
         after = end if kind == _INT else end + 1  # past a string's closing quote
         rest.append((kind, data[after:holes[n + 1][0] if n + 1 < len(holes) else len(data)]))
-    template = _TEMPLATE(item, data[:holes[0][0]], tuple(rest))
+    template = _TEMPLATE(item, data[:holes[0][0]], tuple(rest), message)
     return template if template.match(data) == text else None
 
 
