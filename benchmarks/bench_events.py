@@ -344,12 +344,16 @@ def sdk(provider: str, size: str) -> SDK:
 @functools.cache
 def _e2e_client(provider: str, size: str) -> Any:
     """A plain httpx client (``httpx``, else ``httpx2``) on the same mock transport: what a user without an SDK writes."""
+    return http_client(wire_stream(provider, size))
+
+
+def http_client(stream: WireStream) -> Any:
+    """A plain httpx client (``httpx``, else ``httpx2``) on a mock transport that streams ``stream``'s bytes."""
     try:
         import httpx
     except ImportError:
         import httpx2 as httpx
-    return httpx.Client(transport=httpx.MockTransport(_handler(httpx, wire_stream(provider, size))),
-                        base_url=BASE_URL[provider])
+    return httpx.Client(transport=httpx.MockTransport(_handler(httpx, stream)), base_url=BASE_URL[stream.provider])
 
 
 def argstream_e2e(client: Any, provider: str) -> Any:
