@@ -3,7 +3,9 @@ and the SDKs' stream helpers.
 
 A chat front end's stream is mostly message text: here one answer of about 6 KB (``data.source_text``)
 streamed in token-sized deltas (2-12 characters, seeded) by Anthropic (``text_delta``), Chat
-Completions (``delta.content``) and Responses (``output_text.delta``), with the frames' usual fields.
+Completions (``delta.content``) and Responses (``output_text.delta``), with the frames' usual fields;
+and the same text as a reasoning model's thinking before its answer (``kind`` ``reasoning``: Anthropic
+``thinking_delta``, Chat ``delta.reasoning_content``, Responses ``reasoning_summary_text.delta``).
 Every figure is for the whole stream; the report divides it by the stream's text deltas
 (``extra_info["deltas"]``).
 
@@ -38,12 +40,13 @@ from bench_events import SDK, http_client, raw_tool_stream, sdk_skip
 from data import source_text
 from wire_data import DELTA_LENGTHS, WireStream
 
-from argstream import TextDelta, iter_tool_stream
+from argstream import ReasoningDelta, TextDelta, iter_tool_stream
 from argstream.policy import RunMode, RunRule, TurnCoordinator
 
 PROVIDERS = ("anthropic", "openai_chat", "openai_responses")
 ANSWER_LENGTH = 6_000
 IMPLS = ("json.loads-floor", "wire-dicts", "raw-sse", "coordinator", "sdk-helper", "argstream-e2e")
+KINDS = ("message", "reasoning")
 
 
 @functools.cache
@@ -59,16 +62,20 @@ def answer() -> tuple[str, tuple[str, ...]]:
     return text, tuple(pieces)
 
 
-def _events(provider: str, pieces: tuple[str, ...]) -> list[dict[str, Any]]:
+def _events(provider: str, pieces: tuple[str, ...], kind: str) -> list[dict[str, Any]]:
+    thinking = kind == "reasoning"
     if provider == "anthropic":
         usage = {"input_tokens": 812, "output_tokens": 1}
+        block, delta, field = ("thinking", "thinking_delta", "thinking") if thinking else ("text", "text_delta", "text")
         events: list[dict[str, Any]] = [
             {"type": "message_start", "message": {"id": "msg_bench01", "type": "message", "role": "assistant",
                                                   "model": "claude-bench", "content": [], "stop_reason": None,
                                                   "stop_sequence": None, "usage": usage}},
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
-        events += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
-                   for p in pieces]
+            {"type": "content_block_start", "index": 0, "content_block": {"type": block, block: ""}}]
+        events += [{"type": "content_block_delta", "index": 0, "delta": {"type": delta, field: p}} for p in pieces]
+        if thinking:
+            events.append({"type": "content_block_delta", "index": 0,
+                           "delta": {"type": "signature_delta", "signature": "RXhhbXBsZQ=="}})
         return events + [{"type": "content_block_stop", "index": 0},
                          {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                           "usage": {"output_tokens": 1500}},
@@ -80,14 +87,19 @@ def _events(provider: str, pieces: tuple[str, ...]) -> list[dict[str, Any]]:
                     "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
         return ([chunk({"role": "assistant", "content": "", "refusal": None})]
-                + [chunk({"content": p}) for p in pieces] + [chunk({}, "stop")])
-    message = {"id": "msg_bench01", "type": "message", "status": "in_progress", "role": "assistant", "content": []}
+                + [chunk({"reasoning_content" if thinking else "content": p}) for p in pieces] + [chunk({}, "stop")])
+    if thinking:
+        message = {"id": "msg_bench01", "type": "reasoning", "summary": []}
+        where = {"summary_index": 0}
+    else:
+        message = {"id": "msg_bench01", "type": "message", "status": "in_progress", "role": "assistant", "content": []}
+        where = {"content_index": 0, "logprobs": []}
     events = [{"type": "response.created", "sequence_number": 0,
                "response": {"id": "resp_bench01", "object": "response", "status": "in_progress", "output": []}},
               {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": message}]
-    events += [{"type": "response.output_text.delta", "sequence_number": n + 2, "item_id": "msg_bench01",
-                "output_index": 0, "content_index": 0, "delta": p, "logprobs": [], "obfuscation": "aZ09"[:n % 4]}
-               for n, p in enumerate(pieces)]
+    kind_name = "response.reasoning_summary_text.delta" if thinking else "response.output_text.delta"
+    events += [{"type": kind_name, "sequence_number": n + 2, "item_id": "msg_bench01", "output_index": 0, **where,
+                "delta": p, "obfuscation": "aZ09"[:n % 4]} for n, p in enumerate(pieces)]
     done = {**message, "status": "completed"}
     return events + [{"type": "response.output_item.done", "sequence_number": len(pieces) + 2, "output_index": 0,
                       "item": done},
@@ -97,10 +109,10 @@ def _events(provider: str, pieces: tuple[str, ...]) -> list[dict[str, Any]]:
 
 
 @functools.cache
-def text_stream(provider: str) -> WireStream:
-    """The answer streamed by ``provider`` (built once)."""
+def text_stream(provider: str, kind: str = "message") -> WireStream:
+    """The answer (``kind`` ``reasoning``: the thinking) streamed by ``provider`` (built once)."""
     text, pieces = answer()
-    lines = tuple(json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in _events(provider, pieces))
+    lines = tuple(json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in _events(provider, pieces, kind))
     if provider == "openai_chat":
         chunks = tuple(f"data: {line}\n\n" for line in lines) + ("data: [DONE]\n\n",)
     else:
@@ -109,13 +121,13 @@ def text_stream(provider: str) -> WireStream:
 
 
 def joined(items: Any) -> str:
-    return "".join(item.text for item in items if type(item) is TextDelta)
+    return "".join(item.text for item in items if type(item) is TextDelta or type(item) is ReasoningDelta)
 
 
 def _coordinator(items: Any, provider: str) -> str:
     out: list[str] = []
     TurnCoordinator({"*": [RunRule(RunMode.ASK)]}, provider=provider,
-                    render=lambda item: type(item) is TextDelta and out.append(item.text)).run(items)
+                    render=lambda item: type(item) in (TextDelta, ReasoningDelta) and out.append(item.text)).run(items)
     return "".join(out)
 
 
@@ -129,7 +141,8 @@ class TextSDK(SDK):
                                         messages=[{"role": "user", "content": "hi"}]) as stream:
                 for _ in stream:
                     pass
-                return stream.get_final_message().content[0].text
+                block = stream.get_final_message().content[0]
+                return block.thinking if block.type == "thinking" else block.text
         with client.chat.completions.stream(model="bench-model",
                                             messages=[{"role": "user", "content": "hi"}]) as stream:
             for _ in stream:
@@ -137,9 +150,9 @@ class TextSDK(SDK):
             return stream.get_final_completion().choices[0].message.content
 
 
-def prepare(provider: str, impl: str) -> tuple[Callable[[Any], Any], Any] | str:
+def prepare(provider: str, impl: str, kind: str = "message") -> tuple[Callable[[Any], Any], Any] | str:
     """The timed function and its argument, verified once; or why the case cannot run."""
-    stream = text_stream(provider)
+    stream = text_stream(provider, kind)
     if impl == "json.loads-floor":
         fn: Callable[[Any], Any] = lambda lines: [json.loads(line) for line in lines]  # noqa: E731
         arg: Any = stream.lines
@@ -158,8 +171,8 @@ def prepare(provider: str, impl: str) -> tuple[Callable[[Any], Any], Any] | str:
 
         fn, arg = e2e, http_client(stream)
     else:  # sdk-helper
-        if provider == "openai_responses":
-            return "no SDK text helper case for openai_responses"
+        if provider == "openai_responses" or (provider == "openai_chat" and kind == "reasoning"):
+            return f"no SDK text helper case for {provider} {kind}"
         reason = sdk_skip(provider)
         if reason:
             return reason
@@ -168,15 +181,16 @@ def prepare(provider: str, impl: str) -> tuple[Callable[[Any], Any], Any] | str:
     return fn, arg
 
 
-CASES = [(p, impl) for p in PROVIDERS for impl in IMPLS]
+CASES = [(kind, p, impl) for kind in KINDS for p in PROVIDERS for impl in IMPLS]
 
 
-@pytest.mark.parametrize(("provider", "impl"), CASES, ids=["-".join(c) for c in CASES])
-def test_text(benchmark: Any, provider: str, impl: str) -> None:
-    benchmark.group = f"text {provider}"
-    stream = text_stream(provider)
-    benchmark.extra_info.update(provider=provider, impl=impl, deltas=len(stream.deltas), events=len(stream.items))
-    case = prepare(provider, impl)
+@pytest.mark.parametrize(("kind", "provider", "impl"), CASES, ids=["-".join(c) for c in CASES])
+def test_text(benchmark: Any, kind: str, provider: str, impl: str) -> None:
+    benchmark.group = f"{kind} {provider}"
+    stream = text_stream(provider, kind)
+    benchmark.extra_info.update(provider=provider, impl=impl, kind=kind, deltas=len(stream.deltas),
+                                events=len(stream.items))
+    case = prepare(provider, impl, kind)
     if isinstance(case, str):
         pytest.skip(case)
     benchmark(*case)

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.skipif(_backend.fastpath_c is None, reason="the compile
 
 def test_the_constants_are_the_providers() -> None:
     assert _fastpath_py._TEXT == anthropic._TEXT
+    assert _fastpath_py._THINKING == anthropic._THINKING
+    assert _fastpath_py._REASONING == openai_responses._REASONING
     assert _fastpath_py._TOOL == anthropic._TOOL
     assert _fastpath_py._MESSAGE == openai_responses._MESSAGE
     assert _fastpath_py._FUNCTION == openai_responses._FUNCTION
@@ -47,8 +49,9 @@ _NEAR = {"choicez": 1, "Choices": 2, "idx": 3, "ïd": 4, "index\x00": 5, "argume
 
 
 def anthropic_items() -> st.SearchStrategy:
-    delta = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["input_json_delta", "text_delta", 1]),
-                                                "partial_json": VALUES, "text": VALUES})
+    delta = st.fixed_dictionaries({}, optional={
+        "type": st.sampled_from(["input_json_delta", "text_delta", "thinking_delta", 1]),
+        "partial_json": VALUES, "text": VALUES, "thinking": VALUES})
     delta = st.one_of(delta, delta.map(lambda d: {_Key(k): v for k, v in d.items()}), delta.map(lambda d: {1: 2, **d}))
     event = st.fixed_dictionaries({}, optional={"type": st.sampled_from(["content_block_delta", "ping", None]),
                                                 "index": VALUES, "delta": st.one_of(delta, VALUES)})
@@ -58,8 +61,9 @@ def anthropic_items() -> st.SearchStrategy:
 
 def responses_items() -> st.SearchStrategy:
     event = st.fixed_dictionaries({}, optional={
-        "type": st.sampled_from(["response.function_call_arguments.delta", "response.output_text.delta"]),
-        "item_id": VALUES, "output_index": VALUES, "delta": VALUES})
+        "type": st.sampled_from(["response.function_call_arguments.delta", "response.output_text.delta",
+                                 "response.reasoning_text.delta", "response.reasoning_summary_text.delta"]),
+        "item_id": VALUES, "output_index": VALUES, "delta": VALUES, "summary_index": VALUES})
     return st.one_of(event, event.map(lambda d: SimpleNamespace(**d)), VALUES)
 
 
@@ -95,7 +99,9 @@ def test_anthropic_text_tests_agree(item: Any, blocks: dict[int, int], done: boo
     assert seen[0] == seen[1]
     assert not any(seen[0][1].values())
     if seen[0][0] is not None:
-        assert plain and not done and blocks[seen[0][0][0]] == anthropic._TEXT
+        index, text, reasoning = seen[0][0]
+        assert not done and type(text) is str and text
+        assert blocks[index] == (anthropic._THINKING if reasoning else anthropic._TEXT) and (reasoning or plain)
 
 
 @given(item=anthropic_items(), text=st.one_of(st.none(), st.text(max_size=3)),
@@ -128,18 +134,20 @@ def test_responses_fast_tests_agree(item: Any, text: Any, anonymous: bool, items
 
 
 @given(item=responses_items(), items=st.lists(st.tuples(
-    st.sampled_from(["message", "function_call", "reasoning"]), st.sampled_from([None, "msg_1", "fc_1"])), max_size=3))
+    st.sampled_from(["message", "function_call", "reasoning"]), st.sampled_from([None, "msg_1", "fc_1"]),
+    st.integers(-1, 2)), max_size=3))
 def test_responses_text_tests_agree(item: Any, items: list) -> None:
-    """The test for an ``output_text.delta``: the same answer, and the same item marked streamed."""
+    """The test for an ``output_text.delta`` and the reasoning deltas: the same answer, and the same item
+    marked streamed."""
     seen = []
     for base in (_backend.fastpath_c.ResponsesFast, _fastpath_py.ResponsesFast):
         class Adapter(base):  # type: ignore[misc, valid-type]
             pass
 
         adapter = Adapter()
-        made = [_Item(n, kind, item_id, None) for n, (kind, item_id) in enumerate(items)]
-        for one in made:
-            one.streamed = False
+        made = [_Item(n, kind, item_id, None) for n, (kind, item_id, _) in enumerate(items)]
+        for one, (_, _, summary) in zip(made, items):
+            one.streamed, one.summary = False, summary
         adapter._by_output = {n: one for n, one in enumerate(made)}
         adapter._by_id = {one.item_id: one for one in made if one.item_id is not None}
         seen.append((adapter.text_chunk(item), [one.streamed for one in made]))
@@ -167,7 +175,7 @@ def chat_items() -> st.SearchStrategy:
     entry = st.fixed_dictionaries({}, optional={"index": VALUES, "id": VALUES, "function": st.one_of(function, VALUES)})
     delta = st.fixed_dictionaries({}, optional={"tool_calls": st.one_of(st.lists(entry, max_size=2), VALUES),
                                                 "content": VALUES, "role": VALUES, "refusal": VALUES,
-                                                "reasoning_content": VALUES})
+                                                "reasoning_content": VALUES, "reasoning": VALUES})
     choice = st.fixed_dictionaries({}, optional={"index": VALUES, "delta": st.one_of(delta, VALUES),
                                                  "finish_reason": VALUES})
     chunk = st.fixed_dictionaries({}, optional={"id": st.sampled_from(["r1", "r2", ""]),
@@ -283,6 +291,7 @@ def test_chat_text_tests_agree(items: list, finished: bool, response: str, opene
         adapter = _chat(base, {0: (0, "call", 0)}, "f", response, finished)
         if opened:
             adapter._slots((0, "content"))
+            adapter._slots((0, "reasoning"))
         adapter._plain_text, adapter._clean_end = plain, True
         run = []
         for item, how in items:
@@ -290,7 +299,8 @@ def test_chat_text_tests_agree(items: list, finished: bool, response: str, opene
             run.append((adapter.text_chunk(_wrap(how, item)), adapter._hit, adapter._clean_end))
         seen.append(run)
     assert seen[0] == seen[1]
-    assert all(got is None or (opened and plain and not finished and got[0] == 1) for got, _, _ in seen[0])
+    for got, _, _ in seen[0]:
+        assert got is None or (not finished and (got[2] or (opened and plain and got[0] == 1)))
 
 
 def test_chat_text_test_takes_a_content_chunk() -> None:
@@ -302,10 +312,18 @@ def test_chat_text_test_takes_a_content_chunk() -> None:
         adapter._slots((0, "content"))
         adapter._plain_text = True
         for how in (0, 1, 2, 4, 5, 6, 7):
-            assert adapter.text_chunk(_wrap(how, chunk)) == (1, "hé")
-            assert adapter.text_chunk(_wrap(how, sdk_like)) == (1, "hé")
+            assert adapter.text_chunk(_wrap(how, chunk)) == (1, "hé", False)
+            assert adapter.text_chunk(_wrap(how, sdk_like)) == (1, "hé", False)
         for other in ({"refusal": "no"}, {"tool_calls": []}, {"reasoning_content": "r"}, {"content": ""}):
             delta = {"content": "hé", **other}
+            assert adapter.text_chunk({"id": "r1", "choices": [{"index": 0, "delta": delta}]}) is None
+        thinking = {"id": "r1", "choices": [{"index": 0, "delta": {"reasoning_content": "so"}}]}
+        assert adapter.text_chunk(thinking) is None  # the reasoning has no index yet: the general way
+        adapter._slots((0, "reasoning"))
+        for key in ("reasoning_content", "reasoning"):
+            assert adapter.text_chunk({"id": "r1", "choices": [{"index": 0, "delta": {key: "so"}}]}) == (2, "so", True)
+        for delta in ({"reasoning_content": "a", "reasoning": "b"}, {"reasoning": "b", "reasoning_details": [{}]},
+                      {"reasoning_content": "a", "content": ""}, {"reasoning": ""}):
             assert adapter.text_chunk({"id": "r1", "choices": [{"index": 0, "delta": delta}]}) is None
         assert adapter.text_chunk({"id": "r2", "choices": [{"index": 0, "delta": {"content": "x"}}]}) is None
         assert adapter.text_chunk({**chunk, "usage": {"total_tokens": 1}}) is None

@@ -103,12 +103,27 @@ def message_text(rng: random.Random) -> str:
     return " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))
 
 
+def side(rng: random.Random) -> random.Random:
+    """A generator of its own for what ``rng``'s draws must not move (reasoning text, added after the
+    seeds of these tests were chosen), seeded from ``rng``'s state without drawing from it."""
+    return random.Random(hash(rng.getstate()[1][:8]))
+
+
 def anthropic_stream(responses: list[list[Any]], rng: random.Random) -> list[Any]:
     items: list[Any] = []
     for r, blocks in enumerate(responses):
         items.append({"type": "message_start", "message": {"id": f"msg_{r}", "content": []}})
         for index, args in enumerate(blocks):
-            if args is None:
+            if args is None and side(rng).random() < 0.3:  # extended thinking
+                more = side(rng)
+                items.append({"type": "content_block_start", "index": index,
+                              "content_block": {"type": "thinking", "thinking": ""}})
+                for piece in split(message_text(more), more):
+                    items.append({"type": "content_block_delta", "index": index,
+                                  "delta": {"type": "thinking_delta", "thinking": piece}})
+                items.append({"type": "content_block_delta", "index": index,
+                              "delta": {"type": "signature_delta", "signature": "c2ln"}})
+            elif args is None:
                 items.append({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
                 for piece in split(message_text(rng), rng):
                     items.append({"type": "content_block_delta", "index": index,
@@ -137,6 +152,15 @@ def chat_stream(responses: list[list[Any]], rng: random.Random) -> list[Any]:
             first = {"index": index, "id": f"call_{r}_{index}", "type": "function",
                      "function": {"name": "tool", "arguments": ""}}
             queues.append([first] + [{"index": index, "function": {"arguments": p}} for p in split(text, rng)])
+        more = side(rng)
+        if more.random() < 0.4:  # reasoning first (DeepSeek and vLLM: reasoning_content; OpenRouter: reasoning)
+            key = more.choice(["reasoning_content", "reasoning"])
+            for piece in split(message_text(more), more):
+                thought: dict[str, Any] = {key: piece}
+                if more.random() < 0.3:
+                    thought.update(content=None, role=None, tool_calls=None)
+                items.append({"id": rid, "object": "chat.completion.chunk",
+                              "choices": [{"index": 0, "delta": thought}]})
         if rng.random() < 0.7:  # message text first, as models write before their calls
             for piece in split(message_text(rng), rng):
                 content: dict[str, Any] = {"content": piece}
@@ -167,6 +191,18 @@ def responses_stream(responses: list[list[Any]], rng: random.Random) -> list[Any
     items: list[Any] = []
     for r, calls in enumerate(responses):
         items.append({"type": "response.created", "response": {"id": f"resp_{r}"}})
+        more = side(rng)
+        if more.random() < 0.4:  # a reasoning item first: its summary parts, or its text
+            reasoning_id = f"rs_{r}"
+            position = len(calls) + 1
+            item = {"type": "reasoning", "id": reasoning_id, "summary": []}
+            items.append({"type": "response.output_item.added", "output_index": position, "item": item})
+            kind = more.choice(["response.reasoning_summary_text.delta", "response.reasoning_text.delta"])
+            for part in range(more.randint(1, 2)):
+                for piece in split(message_text(more), more):
+                    items.append({"type": kind, "item_id": reasoning_id, "output_index": position,
+                                  "summary_index": part, "content_index": part, "delta": piece})
+            items.append({"type": "response.output_item.done", "output_index": position, "item": item})
         if rng.random() < 0.7:  # a message item first
             message_id = f"msg_{r}"
             items.append({"type": "response.output_item.added", "output_index": len(calls),
@@ -275,20 +311,19 @@ def test_fast_path_is_taken_for_argument_deltas(fmt: str) -> None:
     out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
     assert isinstance(out[-1], StreamFinished)
     deltas = sum(1 for item in items if _argument_delta(item))
-    texts = sum(1 for item in items if _text_delta(item))
-    if fmt == "openai_chat" and texts:
-        texts -= 1  # the message's first content chunk gives it its index: the general way
-    assert deltas > 200 and generic == len(items) - deltas - texts
+    assert deltas > 200 and generic == len(items) - deltas - _fast_texts(items)
 
 
 @pytest.mark.parametrize("fmt", sorted(STREAMS))
 def test_fast_path_is_taken_for_text_deltas(fmt: str, make_parser: Any) -> None:
-    """A message's text deltas never reach the adapter's generic ``feed`` either (once the message has
-    its index), and give the items the generic way gives."""
-    rng = random.Random(5)
-    items = STREAMS[fmt]([[None]] if fmt == "anthropic" else [[]], rng)
-    while sum(1 for item in items if _text_delta(item)) < 2:
-        items = STREAMS[fmt]([[None]] if fmt == "anthropic" else [[]], rng)
+    """A message's text deltas, and the reasoning's, never reach the adapter's generic ``feed`` either
+    (once the message has its index), and give the items the generic way gives."""
+    def reasoned(items: list[Any]) -> bool:
+        return any("thinking_delta" in str(item) or "reasoning" in str(item) for item in items)
+
+    shape = [[None, None, None]] if fmt == "anthropic" else [[], []]
+    streams = (STREAMS[fmt](shape, random.Random(seed)) for seed in range(1000))
+    items = next(s for s in streams if reasoned(s) and sum(1 for item in s if _text_delta(item)) >= 2)
     adapter = MODULES[fmt].adapter()
     generic = 0
     original = adapter.feed
@@ -303,10 +338,11 @@ def test_fast_path_is_taken_for_text_deltas(fmt: str, make_parser: Any) -> None:
 
     pipeline = StreamPipeline(adapter, ToolStreamState())
     out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
-    texts = sum(1 for item in items if _text_delta(item)) - (fmt == "openai_chat")
-    assert generic == len(items) - texts
-    assert "".join(x.text for x in out if isinstance(x, TextDelta)) == out[-1].events[0].kind.text
+    assert generic == len(items) - _fast_texts(items)
     assert [canon(x) for x in out] == run(items, fmt, False, make_parser)
+    finished = [x for x in out if isinstance(x, StreamFinished)]
+    assert "".join(x.text for x in out if isinstance(x, TextDelta)) == "".join(
+        e.kind.text for f in finished for e in f.events if type(e.kind).__name__ == "ChatMessage")
 
 
 @pytest.mark.parametrize("fmt", sorted(STREAMS))
@@ -397,6 +433,35 @@ def _argument_delta(item: dict) -> bool:
         entry = delta["tool_calls"][0]
         return "id" not in entry and not delta.get("content") and bool(entry["function"]["arguments"])
     return False
+
+
+def _fast_texts(items: list[dict]) -> int:
+    """How many of ``items`` the fast text tests take: every non-empty message and reasoning text delta,
+    but a Chat choice's first content and first reasoning chunk (which give them their indexes) and a
+    Responses summary part's first delta (a new part is the general way's)."""
+    taken, chat_seen, summaries = 0, set(), {}
+    for item in items:
+        kind = item.get("type")
+        if kind == "response.created" or kind == "message_start":
+            summaries.clear()
+        if kind == "content_block_delta":
+            taken += bool(item["delta"].get("text") or item["delta"].get("thinking"))
+        elif kind in ("response.output_text.delta", "response.reasoning_text.delta"):
+            taken += bool(item["delta"])
+        elif kind == "response.reasoning_summary_text.delta":
+            taken += bool(item["delta"]) and summaries.get(item["item_id"]) == item["summary_index"]
+            if item["delta"]:
+                summaries[item["item_id"]] = item["summary_index"]
+        elif "choices" in item and item["choices"] and item["choices"][0].get("finish_reason") is None:
+            delta = item["choices"][0]["delta"]
+            if delta.get("tool_calls") is not None or delta.get("refusal") is not None:
+                continue
+            for key, field in (("content", "content"), ("reasoning", "reasoning_content"), ("reasoning", "reasoning")):
+                if delta.get(field):
+                    taken += (item["id"], key) in chat_seen
+                    chat_seen.add((item["id"], key))
+                    break
+    return taken
 
 
 def _text_delta(item: dict) -> bool:

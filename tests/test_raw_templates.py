@@ -474,26 +474,30 @@ def test_message_text_read_raw_gives_what_decoding_gives(fmt: str, seed: int, wh
         assert items_of(cut(mutated, sizes), fmt) == items_of(_decoded_events(mutated), fmt)
 
 
-def _live_text(fmt: str) -> str:
-    """A message streamed as a server sends it: 20 text deltas of one shape, then the end."""
+def _live_text(fmt: str, reasoning: bool = False) -> str:
+    """A message (or the reasoning before one) streamed as a server sends it: 20 text deltas of one
+    shape, then the end."""
     pieces = [f"piece {n} \u00e9\"\\ " for n in range(20)]
     if fmt == "anthropic":
+        block, kind, field = ("thinking", "thinking_delta", "thinking") if reasoning else ("text", "text_delta", "text")
         events: list[Any] = [{"type": "message_start", "message": {"id": "m1", "content": []}},
-                             {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
-        events += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
-                   for p in pieces]
+                             {"type": "content_block_start", "index": 0, "content_block": {"type": block, block: ""}}]
+        events += [{"type": "content_block_delta", "index": 0, "delta": {"type": kind, field: p}} for p in pieces]
         events += [{"type": "content_block_stop", "index": 0},
                    {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}, {"type": "message_stop"}]
     elif fmt == "openai_chat":
+        field = "reasoning_content" if reasoning else "content"
         events = [{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-                   "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]} for p in pieces]
+                   "choices": [{"index": 0, "delta": {field: p}, "finish_reason": None}]} for p in pieces]
         events.append({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     else:
-        message = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
+        kind = "response.reasoning_summary_text.delta" if reasoning else "response.output_text.delta"
+        message = ({"type": "reasoning", "id": "msg_1", "summary": []} if reasoning else
+                   {"type": "message", "id": "msg_1", "role": "assistant", "content": []})
         events = [{"type": "response.created", "response": {"id": "r1"}},
                   {"type": "response.output_item.added", "output_index": 0, "item": message}]
-        events += [{"type": "response.output_text.delta", "sequence_number": n + 2, "item_id": "msg_1",
-                    "output_index": 0, "content_index": 0, "delta": p, "obfuscation": "x" * (n % 5)}
+        events += [{"type": kind, "sequence_number": n + 2, "item_id": "msg_1", "output_index": 0,
+                    "content_index": 0, "summary_index": 0, "delta": p, "obfuscation": "x" * (n % 5)}
                    for n, p in enumerate(pieces)]
         events += [{"type": "response.output_item.done", "output_index": 0, "item": message},
                    {"type": "response.completed", "response": {"id": "r1", "status": "completed", "output": []}}]
@@ -501,13 +505,14 @@ def _live_text(fmt: str) -> str:
                    for e in events)
 
 
+@pytest.mark.parametrize("reasoning", [False, True])
 @pytest.mark.parametrize("fmt", sorted(_TEXT_LINES))
-def test_the_text_deltas_of_a_live_stream_are_read_by_template(fmt: str, backend: str,
+def test_the_text_deltas_of_a_live_stream_are_read_by_template(fmt: str, reasoning: bool, backend: str,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """After the first text delta the fast test takes (decoded, and a template learned from it), no text
-    delta is decoded: the compiled lane reads them, or the pure path's template; the items are those of
-    decoding every event."""
-    whole = _live_text(fmt)
+    delta is decoded, of a message or of reasoning: the compiled lane reads them, or the pure path's
+    template; the items are those of decoding every event."""
+    whole = _live_text(fmt, reasoning)
     decoded = []
     original = RawReader._deliver
     monkeypatch.setattr(RawReader, "_deliver", lambda self, value, data, out: (
@@ -516,6 +521,7 @@ def test_the_text_deltas_of_a_live_stream_are_read_by_template(fmt: str, backend
         decoded.clear()
         items, error = items_of(chunks, fmt)
         assert error is None and items == items_of(iter_wire([whole]), fmt)[0]
-        assert sum(1 for item in items if str(item).startswith("TextDelta")) == 20
-        texts = [data for data in decoded if data and _TEXT_LINES[fmt] in data]
-        assert len(texts) == (2 if fmt == "openai_chat" else 1)  # (Chat's first gives the message its index)
+        assert sum(1 for item in items if str(item).startswith("ReasoningDelta" if reasoning else "TextDelta")) == 20
+        texts = [data for data in decoded if data and "piece" in data]
+        # (Chat's first gives the message its index; a Responses summary part's first starts the part)
+        assert len(texts) == (2 if fmt == "openai_chat" or (reasoning and fmt == "openai_responses") else 1)

@@ -505,14 +505,15 @@ class PipelineBase:
             if self.over:
                 return
 
-    def take_text(self, hit: tuple[int, str]) -> list[Any]:
-        """The stream items of a message text delta the adapter's ``text_chunk`` recognised, as
-        ``(index, text)`` (counted as one wire item): what its one ``Message`` part would give."""
+    def take_text(self, hit: tuple[int, str, bool]) -> list[Any]:
+        """The stream items of a message or reasoning text delta the adapter's ``text_chunk`` recognised,
+        as ``(index, text, reasoning)`` (counted as one wire item): what its one ``Message`` or
+        ``Reasoning`` part would give."""
         self.count += 1
         run = self._run
         if run.finished:
             run.finished = False  # as ``_Run._passed`` has it after any event but a ``Finished``
-        return self._text(hit[0], hit[1])
+        return self._text(hit[0], hit[1], hit[2])
 
     def take(self, hit: tuple[Any, str]) -> list[Any]:
         """The stream items of a dominant event the caller recognised itself, as ``(index, text)``

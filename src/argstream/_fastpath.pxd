@@ -10,6 +10,7 @@ from cpython.ref cimport PyObject
 
 cdef class FastTest:
     cdef object found  # the argument text of the last slot a tuple-free test returned (kept until the next)
+    cdef public bint found_reasoning  # the last slot ``text_slot`` returned is reasoning text, not a message's
 
     cdef object hit(self, object item)
     cdef object hit_slot(self, object item)
@@ -19,6 +20,7 @@ cdef class FastTest:
     cdef object text_slot(self, object item, object text)
     cdef object unpack(self, object got)
     cdef object pair(self, object slot)
+    cdef object triple(self, object slot)
 
 
 cpdef object fast_test(object chunk, str name=*)

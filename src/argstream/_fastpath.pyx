@@ -77,8 +77,10 @@ cdef extern from *:
 import types as _types
 
 cdef int TEXT = 0  # providers.anthropic._TEXT
+cdef int THINKING = 1  # providers.anthropic._THINKING
 cdef int TOOL = 2  # providers.anthropic._TOOL
 cdef str MESSAGE = u"message"  # providers.openai_responses._MESSAGE
+cdef str REASONING = u"reasoning"  # providers.openai_responses._REASONING
 cdef str FUNCTION = u"function_call"  # providers.openai_responses._FUNCTION
 cdef int PART_TOOL = 2  # providers.pydantic_ai._TOOL
 cdef str PLACEHOLDER = u"__fake_id__"  # providers.openai_agents.PLACEHOLDER_ID
@@ -215,9 +217,9 @@ cdef tuple SCAN_NAMES = (u"choices", u"usage", u"error", u"type", u"id",  # the 
                          u"arguments", u"name",  # the entry's function
                          u"type", u"delta", u"index",  # an Anthropic event
                          u"type", u"partial_json",  # its delta
-                         u"type", u"text")  # its text delta
-cdef PyObject* SCAN_KEYS[21]
-cdef Py_hash_t SCAN_HASHES[21]
+                         u"type", u"text", u"thinking")  # its text or thinking delta
+cdef PyObject* SCAN_KEYS[22]
+cdef Py_hash_t SCAN_HASHES[22]
 for _i, _name in enumerate(SCAN_NAMES):
     SCAN_KEYS[_i] = <PyObject*>_name
     SCAN_HASHES[_i] = hash(_name)
@@ -306,10 +308,11 @@ cdef class FastTest:
         return None
 
     cdef object text_slot(self, object item, object text):
-        """``text_chunk(item, text=text)`` as a slot (its text in ``found``): the index of the one
-        ``Message`` part the adapter's ``feed`` would make of ``item`` (with ``text``, when not ``None``,
-        as its text: an event read by template), having done what ``feed`` does to the adapter's
-        state; else ``None`` and nothing changed (a test without a text form: always ``None``)."""
+        """``text_chunk(item, text=text)`` as a slot (its text in ``found``, ``found_reasoning`` set for
+        reasoning text): the index of the one ``Message`` / ``Reasoning`` part the adapter's ``feed``
+        would make of ``item`` (with ``text``, when not ``None``, as its text: an event read by
+        template), having done what ``feed`` does to the adapter's state; else ``None`` and nothing
+        changed (a test without a text form: always ``None``)."""
         return None
 
     cdef object unpack(self, object got):
@@ -324,6 +327,12 @@ cdef class FastTest:
         if slot is None:
             return None
         return slot, self.found
+
+    cdef object triple(self, object slot):
+        """The ``(slot, text, reasoning)`` answer of a ``text_slot`` slot; ``None`` for ``None``."""
+        if slot is None:
+            return None
+        return slot, self.found, self.found_reasoning
 
 
 #: the classes of this module whose ``chunk`` is ``hit`` (``fast_test``)
@@ -415,12 +424,13 @@ cdef class AnthropicFast(FastTest):
 
     def text_chunk(self, item, text=None):
         """See ``_fastpath_py.AnthropicFast.text_chunk``."""
-        return self.pair(self.text_slot(item, text))
+        return self.triple(self.text_slot(item, text))
 
     cdef object text_slot(self, object item, object text):
         cdef PyObject* v[3]
         cdef object d, kind, delta, index, held, block
-        if self._done or not self._plain_text:
+        cdef int want
+        if self._done:
             return None
         d = as_dict(item)
         if d is None:
@@ -434,16 +444,25 @@ cdef class AnthropicFast(FastTest):
         delta = as_dict(delta)
         if delta is None:
             return None
-        held = view_lookup(delta, ANTHROPIC_TEXT_AT, 2, v)
+        held = view_lookup(delta, ANTHROPIC_TEXT_AT, 3, v)
         kind = value_of(v[0])
-        if text is None:
-            text = value_of(v[1])
-        if kind != u"text_delta" or type(index) is not int or type(text) is not str or not text or self._blocks is None:
+        if kind == u"text_delta" and self._plain_text:
+            want = TEXT
+            if text is None:
+                text = value_of(v[1])
+        elif kind == u"thinking_delta":
+            want = THINKING
+            if text is None:
+                text = value_of(v[2])
+        else:
+            return None
+        if type(index) is not int or type(text) is not str or not text or self._blocks is None:
             return None
         block = self._blocks.get(index)
-        if block is None or block.kind != TEXT:
+        if block is None or block.kind != want:
             return None
         self.found = text
+        self.found_reasoning = want == THINKING
         return index
 
 
@@ -511,24 +530,36 @@ cdef class ResponsesFast(FastTest):
 
     def text_chunk(self, item, text=None):
         """See ``_fastpath_py.ResponsesFast.text_chunk``."""
-        return self.pair(self.text_slot(item, text))
+        return self.triple(self.text_slot(item, text))
 
     cdef object text_slot(self, object item, object text):
         cdef object d = as_dict(item)
-        cdef object item_id, message
-        if d is None or (<dict>d).get(u"type") != u"response.output_text.delta":
+        cdef object kind, want, item_id, found, summary
+        if d is None:
+            return None
+        kind = (<dict>d).get(u"type")
+        if kind == u"response.output_text.delta":
+            want = MESSAGE
+        elif kind == u"response.reasoning_text.delta" or kind == u"response.reasoning_summary_text.delta":
+            want = REASONING
+        else:
             return None
         if text is None:
             text = (<dict>d).get(u"delta")
         item_id = (<dict>d).get(u"item_id")
         if type(text) is not str or not text or type(item_id) is not str or self._by_id is None:
             return None
-        message = self._by_id.get(item_id)
-        if message is None or message.kind != MESSAGE:
+        found = self._by_id.get(item_id)
+        if found is None or found.kind != want:
             return None
-        message.streamed = True
+        if kind == u"response.reasoning_summary_text.delta":
+            summary = (<dict>d).get(u"summary_index")
+            if type(summary) is not int or summary != found.summary:
+                return None  # (a new summary part: the general way puts a blank line before it)
+        found.streamed = True
         self.found = text
-        return message.index
+        self.found_reasoning = want is REASONING
+        return found.index
 
 
 #: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides
@@ -747,12 +778,13 @@ cdef class ChatFast(FastTest):
 
     def text_chunk(self, item, text=None):
         """See ``_fastpath_py.ChatFast.text_chunk``."""
-        return self.pair(self.text_slot(item, text))
+        return self.triple(self.text_slot(item, text))
 
     cdef object text_slot(self, object item, object text):
         cdef PyObject* v[SCAN_MAX]
         cdef object d, choices, response_id, choice, number, delta, content, state, slot, held
-        if self._finished or not self._plain_text:
+        cdef str field
+        if self._finished:
             return None
         d = fields(item)
         if not is_view(d):
@@ -782,26 +814,34 @@ cdef class ChatFast(FastTest):
         delta = fields(delta)
         if not is_view(delta):
             return None
-        content = get(delta, u"content")
-        if type(content) is not str or not content:
+        field = u"content"
+        content = get(delta, field)
+        if content is None:
+            field = u"reasoning_content"
+            content = get(delta, field)
+            if content is None:
+                field = u"reasoning"
+                content = get(delta, field)
+        if type(content) is not str or not content or (field == u"content" and not self._plain_text):
             return None
         if text is not None:
             content = text
             if type(content) is not str or not content:
                 return None
         if type(delta) is dict:
-            if payload_besides(<dict>delta, u"content"):
+            if payload_besides(<dict>delta, field):
                 return None
-        elif (payload_besides(<dict>(<tuple>delta)[0], u"content")
-              or payload_besides(<dict>(<tuple>delta)[1], u"content")):
+        elif payload_besides(<dict>(<tuple>delta)[0], field) or payload_besides(<dict>(<tuple>delta)[1], field):
             return None
         state = self._choices.get(number) if self._choices is not None else None
-        slot = self._slots._map.get((number, u"content")) if state is not None else None  # Slots.get, no frame
+        slot = self._slots._map.get((number, u"content" if field == u"content" else u"reasoning")) if (
+            state is not None) else None  # Slots.get, without its Python frame
         if slot is None:
             return None
         self._hit = None
         self._clean_end = False
         self.found = content
+        self.found_reasoning = field != u"content"
         return slot
 
 

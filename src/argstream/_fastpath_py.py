@@ -14,8 +14,10 @@ from typing import Any
 __all__ = ["AgentsFast", "AnthropicFast", "ChatFast", "LangChainFast", "PydanticAIFast", "ResponsesFast", "fields"]
 
 _TEXT = 0  # providers.anthropic._TEXT
+_THINKING = 1  # providers.anthropic._THINKING
 _TOOL = 2  # providers.anthropic._TOOL
 _MESSAGE = "message"  # providers.openai_responses._MESSAGE
+_REASONING = "reasoning"  # providers.openai_responses._REASONING
 _FUNCTION = "function_call"  # providers.openai_responses._FUNCTION
 _PART_TOOL = 2  # providers.pydantic_ai._TOOL
 _PLACEHOLDER = "__fake_id__"  # providers.openai_agents.PLACEHOLDER_ID
@@ -57,25 +59,33 @@ class AnthropicFast:
         block.streamed = True
         return index, text
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
-        """``(index, text)`` of a non-empty ``text_delta`` for an open text block of a message whose text
-        is plain (``_plain_text``), else ``None``: the one ``Message`` part ``feed`` would make, with
-        nothing to change in the adapter's state either way."""
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
+        """``(index, text, reasoning)`` of a non-empty ``text_delta`` for an open text block of a message
+        whose text is plain (``_plain_text``), or of a ``thinking_delta`` for an open thinking block
+        (``reasoning``), else ``None``: the one ``Message`` / ``Reasoning`` part ``feed`` would make,
+        with nothing to change in the adapter's state either way."""
         d = _as_dict(item)
-        if d is None or self._done or not self._plain_text or d.get("type") != "content_block_delta":
+        if d is None or self._done or d.get("type") != "content_block_delta":
             return None
         delta = _as_dict(d.get("delta"))
-        if delta is None or delta.get("type") != "text_delta":
+        if delta is None:
+            return None
+        kind = delta.get("type")
+        if kind == "text_delta" and self._plain_text:
+            want, field = _TEXT, "text"
+        elif kind == "thinking_delta":
+            want, field = _THINKING, "thinking"
+        else:
             return None
         if text is None:
-            text = delta.get("text")
+            text = delta.get(field)
         index = d.get("index")
         if type(index) is not int or type(text) is not str or not text or self._blocks is None:
             return None
         block = self._blocks.get(index)
-        if block is None or block.kind != _TEXT:
+        if block is None or block.kind != want:
             return None
-        return index, text
+        return index, text, want == _THINKING
 
 
 class ResponsesFast:
@@ -111,22 +121,35 @@ class ResponsesFast:
         call.sent.append(text)
         return call.index, text
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
-        """``(index, delta)`` of a non-empty ``output_text.delta`` for a message item known by its
-        ``item_id`` (marked streamed, as ``feed`` does), else ``None`` and nothing changed."""
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
+        """``(index, delta, reasoning)`` of a non-empty ``output_text.delta`` for a message item, or of a
+        ``reasoning_text.delta`` or a ``reasoning_summary_text.delta`` of the summary part streaming
+        (``reasoning``) for a reasoning item, known by its ``item_id`` (marked streamed, as ``feed``
+        does), else ``None`` and nothing changed."""
         d = _as_dict(item)
-        if d is None or d.get("type") != "response.output_text.delta":
+        if d is None:
+            return None
+        kind = d.get("type")
+        if kind == "response.output_text.delta":
+            want = _MESSAGE
+        elif kind == "response.reasoning_text.delta" or kind == "response.reasoning_summary_text.delta":
+            want = _REASONING
+        else:
             return None
         if text is None:
             text = d.get("delta")
         item_id = d.get("item_id")
         if type(text) is not str or not text or type(item_id) is not str or self._by_id is None:
             return None
-        message = self._by_id.get(item_id)
-        if message is None or message.kind != _MESSAGE:
+        found = self._by_id.get(item_id)
+        if found is None or found.kind != want:
             return None
-        message.streamed = True
-        return message.index, text
+        if kind == "response.reasoning_summary_text.delta":
+            summary = d.get("summary_index")
+            if type(summary) is not int or summary != found.summary:
+                return None  # (a new summary part: the general way puts a blank line before it)
+        found.streamed = True
+        return found.index, text, want == _REASONING
 
 
 #: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides
@@ -228,12 +251,14 @@ class ChatFast:
         state.last_call = key
         return slot, arguments
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
-        """``(index, content)`` of a chunk of this response whose only payload is a non-empty ``content``
-        of a choice whose content has its index already (``_plain_text``: not structured output), else
-        ``None`` and nothing changed; a hit does to ``_clean_end`` and ``_hit`` what ``feed`` would."""
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
+        """``(index, content, reasoning)`` of a chunk of this response whose only payload is a non-empty
+        ``content`` (``_plain_text``: not structured output) or reasoning text (``reasoning_content`` or
+        ``reasoning``, one of them, without ``reasoning_details``) of a choice whose content or reasoning
+        has its index already, else ``None`` and nothing changed; a hit does to ``_clean_end`` and
+        ``_hit`` what ``feed`` would."""
         d = fields(item)
-        if type(d) is not dict or self._finished or not self._plain_text:
+        if type(d) is not dict or self._finished:
             return None
         choices = d.get("choices")
         if (type(choices) is not list or len(choices) != 1 or d.get("usage") is not None
@@ -253,23 +278,31 @@ class ChatFast:
         delta = fields(choice.get("delta"))
         if type(delta) is not dict:
             return None
-        content = delta.get("content")
-        if type(content) is not str or not content:
+        field = "content"
+        content = delta.get(field)
+        if content is None:
+            field = "reasoning_content"
+            content = delta.get(field)
+            if content is None:
+                field = "reasoning"
+                content = delta.get(field)
+        if type(content) is not str or not content or (field == "content" and not self._plain_text):
             return None
         if text is not None:
             content = text
             if type(content) is not str or not content:
                 return None
         for name, value in delta.items():
-            if value is not None and name in _PAYLOAD and name != "content":
+            if value is not None and name in _PAYLOAD and name != field:
                 return None
         state = self._choices.get(number) if self._choices is not None else None
-        slot = self._slots._map.get((number, "content")) if state is not None else None  # Slots.get, no frame
+        key = (number, "content" if field == "content" else "reasoning")
+        slot = self._slots._map.get(key) if state is not None else None  # Slots.get, without its Python frame
         if slot is None:
             return None
         self._hit = None
         self._clean_end = False
-        return slot, content
+        return slot, content, field != "content"
 
 
 #: providers.langchain._FINISH_KEYS: the ``response_metadata`` keys that hold a provider's finish value

@@ -301,14 +301,14 @@ cdef class SSELane:
                     slot = fast.text_slot((<EventTemplate>template).item, fit)
                     if slot is None:
                         break
-                    items = self.pipeline.take_text_slot(slot, fast.found)
+                    items = self.pipeline.take_text_slot(slot, fast.found, fast.found_reasoning)
                 elif self.pipeline.text_method is not None:  # a subclass's own ``text_chunk``
                     hit = self.pipeline.text_method((<EventTemplate>template).item, text=fit)
                     if hit is None:
                         break
                     if type(hit) is not tuple:
                         raise TypeError(f"text_chunk() returned {type(hit).__name__}, not a tuple")
-                    items = self.pipeline.take_text_slot((<tuple>hit)[0], (<tuple>hit)[1])
+                    items = self.pipeline.take_text_slot((<tuple>hit)[0], (<tuple>hit)[1], (<tuple>hit)[2])
                 else:
                     break
             elif fast is not None:

@@ -328,11 +328,12 @@ class EventBuilder:
             buffer.metadata.update(metadata)
         return []
 
-    def text_piece(self, index: int, text: str) -> bool:
-        """What ``handle_part(index, Message(text))`` does when ``index`` holds an open message and
-        ``text`` is not empty (the piece kept), without the part; ``False``, with nothing done, otherwise."""
+    def text_piece(self, index: int, text: str, cls: type = Message) -> bool:
+        """What ``handle_part(index, cls(text))`` does (``cls``: ``Message`` or ``Reasoning``) when ``index``
+        holds an open text of that kind and ``text`` is not empty (the piece kept), without the part;
+        ``False``, with nothing done, otherwise."""
         buffer = self._buffers.get(index)
-        if type(buffer) is _Text and buffer.cls is Message:
+        if type(buffer) is _Text and buffer.cls is cls:
             buffer.pieces.append(text)
             return True
         return False

@@ -37,7 +37,7 @@ class RawReader(WireDecoder):
     """
 
     __slots__ = ("pipeline", "error", "undetected", "_make", "_chunk", "_text_chunk", "_path", "_message_path",
-                 "_free", "_templates", "_learned", "_fits", "_lane")
+                 "_reasoning_paths", "_free", "_templates", "_learned", "_fits", "_lane")
 
     #: the compiled lane's class (``None``: the pure path reads every event)
     lane: Any = _backend.raw_c.SSELane if _backend.raw_c is not None else None
@@ -52,6 +52,7 @@ class RawReader(WireDecoder):
         self._text_chunk: Any = None
         self._path: Any = None
         self._message_path: Any = None
+        self._reasoning_paths: tuple[Any, ...] = ()
         self._free: tuple[str, ...] = ()
         self._templates: list[EventTemplate] = []
         self._learned = 0
@@ -132,6 +133,7 @@ class RawReader(WireDecoder):
         message = hit is None
         if not message:
             out += pipeline.take(hit)
+            paths: tuple[Any, ...] = (self._path,)
         else:
             text_chunk = self._text_chunk
             hit = text_chunk(value) if text_chunk is not None else None
@@ -139,12 +141,14 @@ class RawReader(WireDecoder):
                 out += pipeline.feed(value)  # (whose tests decline again, changing nothing)
                 return
             out += pipeline.take_text(hit)
-        path = self._message_path if message else self._path
-        if data is not None and path is not None and self._learned < _KEPT + self._fits // 16:
+            paths = self._reasoning_paths if hit[2] else (self._message_path,)
+        if data is not None and self._learned < _KEPT + self._fits // 16:
             self._learned += 1
-            template = learn(data, value, path, self._free, message)
-            if template is not None:
-                self._templates[:] = [template, *self._templates[:_KEPT - 1]]
+            for path in paths:  # (the one that holds the text: the others hold none)
+                template = learn(data, value, path, self._free, message) if path is not None else None
+                if template is not None:
+                    self._templates[:] = [template, *self._templates[:_KEPT - 1]]
+                    break
 
     def _start(self, first: Any) -> Any:
         self.undetected = True
@@ -158,6 +162,7 @@ class RawReader(WireDecoder):
             self._text_chunk = pipeline._text_chunk
             if self._text_chunk is not None:
                 self._message_path = getattr(adapter, "MESSAGE_PATH", None)
+                self._reasoning_paths = tuple(getattr(adapter, "REASONING_PATHS", ()))
             if self._path is not None and self.lane is not None:
                 self._lane = self.lane(self._templates, pipeline, self.max_event)
         return pipeline

@@ -233,12 +233,14 @@ class ToolStreamState:
         """Close ``index`` without an item or a persisted event (a call whose chunks were dropped)."""
         self.builder.handle_flush(index)
 
-    def text(self, index: int, text: str) -> list[Any]:
-        """The items of one message text delta at ``index`` (``text`` not empty): the same as
-        ``feed(Part(index, Message(text)))``, without building the event when the message is open."""
-        if self._text is None and self.builder.text_piece(index, text):
-            return [_text_delta(text, index)]
-        return self.feed(Part(index, Message(text)))
+    def text(self, index: int, text: str, reasoning: bool = False) -> list[Any]:
+        """The items of one message (``reasoning``: reasoning) text delta at ``index`` (``text`` not
+        empty): the same as ``feed(Part(index, Message(text)))`` (``Reasoning(text)``), without building
+        the event when the message is open."""
+        cls = Reasoning if reasoning else Message
+        if self._text is None and self.builder.text_piece(index, text, cls):
+            return [_reasoning_delta(text, index) if reasoning else _text_delta(text, index)]
+        return self.feed(Part(index, cls(text)))
 
     def argument(self, index: int, text: str) -> list[Any]:
         """The items of one argument chunk for the call at ``index`` (see the class doc)."""

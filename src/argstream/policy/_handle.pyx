@@ -80,8 +80,8 @@ cdef class CoordinatorBase:
             slot = pipeline.fast.hit_slot(event)
             if slot is None:
                 slot = pipeline.fast.text_slot(event, None) if pipeline.fast_text else None
-                if slot is not None:  # a message text delta: its one item, without the adapter's events
-                    for item in pipeline.take_text_slot(slot, pipeline.fast.found):
+                if slot is not None:  # a message or reasoning text delta: its one item, without the adapter's events
+                    for item in pipeline.take_text_slot(slot, pipeline.fast.found, pipeline.fast.found_reasoning):
                         self.handle_item(item)
                     if self._answers:
                         self.apply_answers()

@@ -90,7 +90,7 @@ class CoordinatorBase:
         if hit is None:
             text_chunk = pipeline._text_chunk
             hit = text_chunk(event) if text_chunk is not None else None
-            if hit is not None:  # a message text delta: its one item, without the adapter's events
+            if hit is not None:  # a message or reasoning text delta: its one item, without the adapter's events
                 for item in pipeline.take_text(hit):
                     self.handle_item(item)
                 self.apply_answers()

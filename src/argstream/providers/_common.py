@@ -296,12 +296,13 @@ class Adapter:
     An adapter with a ``chunk(item, text=None)`` fast test names where its dominant event holds the
     argument text (``TEXT_PATH``) and the top-level fields that test never reads (``FREE_FIELDS``),
     so that raw input can read those events by template (``providers.templates``); one with a
-    ``text_chunk(item, text=None)`` test for a message text delta names where that text is
-    (``MESSAGE_PATH``), for the same.
+    ``text_chunk(item, text=None)`` test for a message or reasoning text delta names where that text
+    is (``MESSAGE_PATH``; ``REASONING_PATHS``, the first that holds it), for the same.
     """
 
     TEXT_PATH: tuple[str | int, ...] | None = None
     MESSAGE_PATH: tuple[str | int, ...] | None = None
+    REASONING_PATHS: tuple[tuple[str | int, ...], ...] = ()
     FREE_FIELDS: tuple[str, ...] = ()
     #: set by the fused pipeline (``stream.pipeline_for``), the one reader of this adapter's events: an
     #: argument object sent whole may then be handed on as the value (:meth:`whole_arguments`)

@@ -102,6 +102,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
 
     TEXT_PATH = ("delta", "partial_json")
     MESSAGE_PATH = ("delta", "text")
+    REASONING_PATHS = (("delta", "thinking"),)
 
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message

@@ -111,6 +111,7 @@ class OpenAIChatAdapter(ChatFast, Adapter):
 
     TEXT_PATH = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
     MESSAGE_PATH = ("choices", 0, "delta", "content")
+    REASONING_PATHS = (("choices", 0, "delta", "reasoning_content"), ("choices", 0, "delta", "reasoning"))
     FREE_FIELDS = ("obfuscation",)
 
     def __init__(self, *, structured: bool = False) -> None:

@@ -106,6 +106,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
 
     TEXT_PATH = ("delta",)
     MESSAGE_PATH = ("delta",)
+    REASONING_PATHS = (("delta",),)
     FREE_FIELDS = ("sequence_number", "obfuscation")
 
     def __init__(self) -> None:
