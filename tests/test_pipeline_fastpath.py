@@ -493,3 +493,113 @@ def test_coordinator_fed_the_wire_items_decides_as_when_fed_events(make_parser: 
         return [(c.id, c.status, c.decided_at, c.chunks, c.dropped_chunks) for c in result.calls] + [ran]
 
     assert outcome(items) == outcome(list(anthropic.to_events(items)))
+
+
+# -- Gemini and Ollama: their text tests (Python), against the general way -------------------------------
+
+def gemini_stream(rng: random.Random, sdk_names: bool) -> list[Any]:
+    """Chunks of text and thought parts, with calls, signatures, finishes and odd shapes among them."""
+    rid, cand = ("response_id", "finish_reason") if sdk_names else ("responseId", "finishReason")
+    items: list[Any] = []
+    for _ in range(rng.randint(1, 12)):
+        roll = rng.random()
+        part: dict[str, Any] = {"text": rng.choice(["", "hi", " thé", "\\", "x" * 9])}
+        if roll < 0.25:
+            part["thought"] = True
+        elif roll < 0.3:
+            part["thoughtSignature"] = "c2ln"
+        elif roll < 0.35:
+            part = {"functionCall": {"name": "tool", "args": {"a": rng.randint(0, 9)}}}
+        elif roll < 0.38:
+            part["text"] = rng.choice([None, 7, ["x"]])
+        parts = [part] if rng.random() < 0.9 else [part, {"text": "more"}]
+        candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+        if rng.random() < 0.05:
+            candidate[cand] = "STOP"
+        chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-bench"}
+        if rng.random() < 0.8:
+            chunk[rid] = rng.choice(["r1", "r1", "r2", ""])
+        items.append(chunk)
+    items.append({"candidates": [{"content": {"parts": [{"text": ""}], "role": "model"}, cand: "STOP", "index": 0}],
+                  rid: "r1"})
+    return items
+
+
+def ollama_stream(rng: random.Random) -> list[Any]:
+    items: list[Any] = []
+    for _ in range(rng.randint(1, 12)):
+        message: dict[str, Any] = {"role": "assistant", "content": rng.choice(["", "hi", " thé", "x" * 9])}
+        roll = rng.random()
+        if roll < 0.3:
+            message["thinking"] = rng.choice(["", "so", " then"])
+        elif roll < 0.35:
+            message["tool_calls"] = [{"function": {"name": "tool", "arguments": {"a": 1}}}]
+        elif roll < 0.38:
+            message["content"] = rng.choice([None, 7])
+        line: dict[str, Any] = {"model": "m", "message": message, "done": False}
+        if rng.random() < 0.9:
+            line["created_at"] = "2025-11-26T02:00:00Z"
+        if rng.random() < 0.03:
+            line = {"error": "boom"}
+        items.append(line)
+    items.append({"model": "m", "created_at": "t", "message": {"role": "assistant", "content": ""}, "done": True,
+                  "done_reason": "stop"})
+    return items
+
+
+@pytest.mark.parametrize("fmt", ["gemini", "gemini-sdk-names", "ollama"])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), mutated=st.booleans())
+def test_gemini_and_ollama_text_tests_give_the_generic_items(fmt: str, seed: int, mutated: bool,
+                                                            make_parser: Any) -> None:
+    from argstream.providers import gemini, ollama
+
+    rng = random.Random(seed)
+    items = ollama_stream(rng) if fmt == "ollama" else gemini_stream(rng, fmt.endswith("sdk-names"))
+    if mutated:
+        items = mutate(items, rng)
+    module = ollama if fmt == "ollama" else gemini
+    MODULES[fmt] = module
+    try:
+        assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
+    finally:
+        del MODULES[fmt]
+
+
+@pytest.mark.parametrize("fmt", ["gemini", "ollama"])
+def test_gemini_and_ollama_text_parts_skip_the_adapters_feed(fmt: str, make_parser: Any) -> None:
+    """A run of text (and of thought) parts goes the general way for its first part only."""
+    from argstream.providers import gemini, ollama
+    from argstream.stream import ReasoningDelta, StreamPipeline, TextDelta, ToolStreamState
+
+    if fmt == "gemini":
+        items: list[Any] = [
+            {"candidates": [{"content": {"parts": [{"text": t, **({"thought": True} if n < 3 else {})}]}, "index": 0}],
+             "responseId": "r1"} for n, t in enumerate("abcdefg")]
+        items.append({"candidates": [{"content": {"parts": [{"text": ""}]}, "finishReason": "STOP"}],
+                      "responseId": "r1"})
+    else:
+        items = [{"model": "m", "created_at": "t", "done": False,
+                  "message": {"role": "assistant", **({"thinking": t, "content": ""} if n < 3 else {"content": t})}}
+                 for n, t in enumerate("abcdefg")]
+        items.append({"model": "m", "created_at": "t", "message": {"content": ""}, "done": True, "done_reason": "stop"})
+    module = gemini if fmt == "gemini" else ollama
+    pipeline = StreamPipeline(module.adapter(), ToolStreamState())
+    generic = 0
+    feed = pipeline._run.adapter.feed
+
+    def counting(item: Any) -> Any:
+        nonlocal generic
+        generic += 1
+        return feed(item)
+
+    pipeline._run.adapter.feed = counting
+    out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
+    assert [x.text for x in out if type(x) is ReasoningDelta] == ["a", "b", "c"]
+    assert [x.text for x in out if type(x) is TextDelta] == list("defg")
+    assert generic == 3  # the first thought, the first text, the finish
+    MODULES[fmt] = module
+    try:
+        assert [canon(x) for x in out] == run(items, fmt, False, make_parser)
+    finally:
+        del MODULES[fmt]

@@ -79,21 +79,16 @@ cdef class CoordinatorBase:
         if pipeline.fast is not None:  # the adapter's fast test (it never raises), compiled, without its tuple
             slot = pipeline.fast.hit_slot(event)
             if slot is None:
-                slot = pipeline.fast.text_slot(event, None) if pipeline.fast_text else None
-                if slot is not None:  # a message or reasoning text delta: its one item, without the adapter's events
-                    for item in pipeline.take_text_slot(slot, pipeline.fast.found, pipeline.fast.found_reasoning):
-                        self.handle_item(item)
-                    if self._answers:
-                        self.apply_answers()
-                    return 0
-                self._general(pipeline, event)
+                if not self._text_hit(pipeline, event):
+                    self._general(pipeline, event)
                 return 0
             text = pipeline.fast.found
         else:
             chunk = pipeline.chunk_method
             hit = chunk(event) if chunk is not None else None
             if hit is None:
-                self._general(pipeline, event)
+                if not self._text_hit(pipeline, event):
+                    self._general(pipeline, event)
                 return 0
             slot, text = hit[0], hit[1]  # (read as the twin reads it)
         found = self._live.get(slot)
@@ -130,6 +125,28 @@ cdef class CoordinatorBase:
         if self._answers:
             self.apply_answers()
         return 0
+
+    cdef bint _text_hit(self, PipelineBase pipeline, object event) except -1:
+        """Whether ``event`` is a message or reasoning text delta the adapter's text test takes: then its
+        one item is handled, without the adapter's events."""
+        cdef object slot, hit, items
+        if pipeline.fast_text:
+            slot = pipeline.fast.text_slot(event, None)
+            if slot is None:
+                return False
+            items = pipeline.take_text_slot(slot, pipeline.fast.found, pipeline.fast.found_reasoning)
+        elif pipeline.text_method is not None:
+            hit = pipeline.text_method(event)
+            if hit is None:
+                return False
+            items = pipeline.take_text_slot((<tuple>hit)[0], (<tuple>hit)[1], (<tuple>hit)[2])
+        else:
+            return False
+        for item in items:
+            self.handle_item(item)
+        if self._answers:
+            self.apply_answers()
+        return True
 
     def pump(self, iterator, worker=None):
         """The synchronous drivers' reading loop (see the twin)."""

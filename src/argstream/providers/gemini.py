@@ -515,6 +515,39 @@ class GeminiAdapter(Adapter):
             self._response_calls = False
         return out
 
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
+        """``(index, text, reasoning)`` of a chunk whose one candidate holds one text part (a thought:
+        ``reasoning``) that continues the open text run, with no finish, no signature and no call open;
+        else ``None`` and nothing changed. A hit does what ``feed`` does with such a chunk: the
+        response is no longer finished. Never raises: a malformed chunk is the general way's."""
+        run = self._text
+        if run is None or self._call is not None:
+            return None
+        try:
+            if self._response_id is None and _field(item, "response_id", "responseId"):
+                return None
+            candidates = get_list(item, "candidates")
+            if len(candidates) != 1:
+                return None
+            candidate = candidates[0]
+            if _field(candidate, "finish_reason", "finishReason") is not None:
+                return None
+            parts = get_list(get(candidate, "content"), "parts")
+            if len(parts) != 1:
+                return None
+            part = parts[0]
+            got = get(part, "text")
+            if (type(got) is not str or not got or _signature(part) is not None
+                    or _field(part, "function_call", "functionCall") is not None):
+                return None
+            cls = Reasoning if get(part, "thought") else Message
+        except Exception:  # noqa: BLE001 - the general way raises what it finds
+            return None
+        if run[1] is not cls:
+            return None
+        self._finished = False
+        return run[0], got if text is None else text, cls is Reasoning
+
     def _reason(self, name: str) -> FinishReason:
         if name == "STOP":
             return finish_reason(None, self._response_calls)
@@ -749,6 +782,11 @@ class _AutoAdapter(Adapter):
             self._inner = InteractionsAdapter() if get(item, "event_type") is not None else GeminiAdapter()
             self._inner.whole_values = self.whole_values
         return self._inner.feed(item)
+
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
+        """The ``generateContent`` adapter's text test, once the first item chose it."""
+        inner = self._inner
+        return inner.text_chunk(item, text) if type(inner) is GeminiAdapter else None
 
     def end(self) -> list[Event]:
         return self._inner.end() if self._inner is not None else []

@@ -108,6 +108,33 @@ class OllamaAdapter(Adapter):
             self._empty = False
         return out
 
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
+        """``(index, text, reasoning)`` of a line whose message holds only content or only thinking
+        (``reasoning``) that continues the open text run, with no error, no call and no ``done``; else
+        ``None`` and nothing changed. A hit does what ``feed`` does with such a line. Never raises: a
+        malformed line is the general way's."""
+        run = self._text
+        if run is None or self._created is None:
+            return None
+        try:
+            if get(item, "error") is not None or get(item, "done"):
+                return None
+            message = get(item, "message")
+            thinking = get(message, "thinking", "")
+            content = get(message, "content", "")
+            if get_list(message, "tool_calls"):
+                return None
+        except Exception:  # noqa: BLE001 - the general way raises what it finds
+            return None
+        if thinking and content:
+            return None
+        got, cls = (thinking, Reasoning) if thinking else (content, Message)
+        if type(got) is not str or not got or run[1] is not cls:
+            return None
+        self._held = None
+        self._empty = False
+        return run[0], got if text is None else text, cls is Reasoning
+
     def end(self) -> list[Event]:
         """A load response that nothing followed is the whole stream: its ``Finished``."""
         return [self._held] if self._held is not None else []
