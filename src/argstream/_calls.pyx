@@ -589,7 +589,7 @@ cdef class PipelineBase:
 
     @property
     def _text_chunk(self):
-        """The adapter's test for a message text delta, ``text_chunk(item)`` (``None`` without one)."""
+        """The adapter's test for a message or reasoning text delta, ``text_chunk(item)`` (``None`` without one)."""
         return self.text_method
 
     @_text_chunk.setter

@@ -445,11 +445,11 @@ class PipelineBase:
     """The fused pipeline's hot method, ``feed``: one wire item to its stream items.
 
     ``_chunk`` is the adapter's fast test (``None`` without one; it never raises), ``_text_chunk``
-    its test for a message text delta (``None`` without one), ``_run`` the driver machinery of the
-    generic way, ``_feed``, ``_argument`` and ``_text`` the stream state's ``feed``, ``argument`` and
-    ``text``, ``_calls`` its open calls by index, ``_report`` what adds a call's failure and first
-    violation, ``count`` the wire items fed so far, ``over`` whether a ``Finished(ERROR)`` ended the
-    stream (read no further item).
+    its test for a message or reasoning text delta (``None`` without one), ``_run`` the driver
+    machinery of the generic way, ``_feed``, ``_argument`` and ``_text`` the stream state's ``feed``,
+    ``argument`` and ``text``, ``_calls`` its open calls by index, ``_report`` what adds a call's
+    failure and first violation, ``count`` the wire items fed so far, ``over`` whether a
+    ``Finished(ERROR)`` ended the stream (read no further item).
     """
 
     __slots__ = ("_chunk", "_text_chunk", "_run", "_feed", "_argument", "_text", "_calls", "_report", "count",

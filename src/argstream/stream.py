@@ -339,8 +339,9 @@ class StreamPipeline(PipelineBase):
     ``feed(item)``: the adapter's ``chunk(item)`` recognises its provider's dominant event (an
     argument delta of a call already started) and the text goes straight into that call's parser
     (``ArgumentCall.push``; compiled with the compiled core); its ``text_chunk(item)``, where it has
-    one, a message text delta of a message already open, whose one ``TextDelta`` is made without
-    the adapter's events (``ToolStreamState.text``); every other item takes the generic
+    one, a text delta of a message (or of reasoning) already open, whose one ``TextDelta`` (or
+    ``ReasoningDelta``) is made without the adapter's events (``ToolStreamState.text``); every other
+    item takes the generic
     way: the adapter's events, checked by the driver machinery (``providers._common``), into
     :class:`ToolStreamState`. The items are the same either way. ``iter_tool_stream``,
     ``aiter_tool_stream`` and the coordinator all feed one of these.
