@@ -290,12 +290,10 @@ def test_a_chunk_after_a_clean_end_is_no_clean_end(last: str, more: bool, make_p
                                                                          make_parser)
 
 
-@pytest.mark.parametrize("fmt", sorted(STREAMS))
-def test_fast_path_is_taken_for_argument_deltas(fmt: str) -> None:
-    """Most wire items of a long call never reach the adapter's generic ``feed``."""
-    rng = random.Random(7)
-    items = STREAMS[fmt]([[{"content": "x" * 3000}]], rng)
-    adapter = MODULES[fmt].adapter()
+def fed_counting(adapter: Any, items: list[Any]) -> tuple[list[Any], int]:
+    """The items of ``items`` through a pipeline on ``adapter``, and how many reached its generic ``feed``."""
+    from argstream.stream import StreamPipeline, ToolStreamState
+
     generic = 0
     original = adapter.feed
 
@@ -304,11 +302,18 @@ def test_fast_path_is_taken_for_argument_deltas(fmt: str) -> None:
         generic += 1
         return original(item)
 
-    adapter.feed = counting  # type: ignore[method-assign]
-    from argstream.stream import StreamPipeline, ToolStreamState
-
+    adapter.feed = counting
     pipeline = StreamPipeline(adapter, ToolStreamState())
     out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
+    return out, generic
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+def test_fast_path_is_taken_for_argument_deltas(fmt: str) -> None:
+    """Most wire items of a long call never reach the adapter's generic ``feed``."""
+    rng = random.Random(7)
+    items = STREAMS[fmt]([[{"content": "x" * 3000}]], rng)
+    out, generic = fed_counting(MODULES[fmt].adapter(), items)
     assert isinstance(out[-1], StreamFinished)
     deltas = sum(1 for item in items if _argument_delta(item))
     assert deltas > 200 and generic == len(items) - deltas - _fast_texts(items)
@@ -324,20 +329,9 @@ def test_fast_path_is_taken_for_text_deltas(fmt: str, make_parser: Any) -> None:
     shape = [[None, None, None]] if fmt == "anthropic" else [[], []]
     streams = (STREAMS[fmt](shape, random.Random(seed)) for seed in range(1000))
     items = next(s for s in streams if reasoned(s) and sum(1 for item in s if _text_delta(item)) >= 2)
-    adapter = MODULES[fmt].adapter()
-    generic = 0
-    original = adapter.feed
+    from argstream.stream import TextDelta
 
-    def counting(item: Any) -> Any:
-        nonlocal generic
-        generic += 1
-        return original(item)
-
-    adapter.feed = counting  # type: ignore[method-assign]
-    from argstream.stream import StreamPipeline, TextDelta, ToolStreamState
-
-    pipeline = StreamPipeline(adapter, ToolStreamState())
-    out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
+    out, generic = fed_counting(MODULES[fmt].adapter(), items)
     assert generic == len(items) - _fast_texts(items)
     assert [canon(x) for x in out] == run(items, fmt, False, make_parser)
     finished = [x for x in out if isinstance(x, StreamFinished)]
@@ -570,7 +564,7 @@ def test_gemini_and_ollama_text_tests_give_the_generic_items(fmt: str, seed: int
 def test_gemini_and_ollama_text_parts_skip_the_adapters_feed(fmt: str, make_parser: Any) -> None:
     """A run of text (and of thought) parts goes the general way for its first part only."""
     from argstream.providers import gemini, ollama
-    from argstream.stream import ReasoningDelta, StreamPipeline, TextDelta, ToolStreamState
+    from argstream.stream import ReasoningDelta, TextDelta
 
     if fmt == "gemini":
         items: list[Any] = [
@@ -584,17 +578,7 @@ def test_gemini_and_ollama_text_parts_skip_the_adapters_feed(fmt: str, make_pars
                  for n, t in enumerate("abcdefg")]
         items.append({"model": "m", "created_at": "t", "message": {"content": ""}, "done": True, "done_reason": "stop"})
     module = gemini if fmt == "gemini" else ollama
-    pipeline = StreamPipeline(module.adapter(), ToolStreamState())
-    generic = 0
-    feed = pipeline._run.adapter.feed
-
-    def counting(item: Any) -> Any:
-        nonlocal generic
-        generic += 1
-        return feed(item)
-
-    pipeline._run.adapter.feed = counting
-    out = [x for item in items for x in pipeline.feed(item)] + pipeline.end()
+    out, generic = fed_counting(module.adapter(), items)
     assert [x.text for x in out if type(x) is ReasoningDelta] == ["a", "b", "c"]
     assert [x.text for x in out if type(x) is TextDelta] == list("defg")
     assert generic == 3  # the first thought, the first text, the finish

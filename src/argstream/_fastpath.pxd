@@ -32,8 +32,10 @@ cdef class AnthropicFast(FastTest):
     cdef public bint _plain_text
 
     cdef object _shaped_text  # the text ``shape`` found
+    cdef object _shaped_index  # the block index ``block_delta`` found
 
     cdef object read(self, object item, object text)
+    cdef object block_delta(self, object item)
     cdef object shape(self, object item)
     cdef object on_block(self, object index, object text)
 
@@ -63,6 +65,7 @@ cdef class ChatFast(FastTest):
     cdef object _s_arguments
 
     cdef object read(self, object item, object text)
+    cdef object choice_delta(self, object item)
     cdef bint shape(self, object item) except -1
     cdef object on_call(self, object response_id, object number, object index, object call_id, object name,
                         object arguments)

@@ -384,21 +384,29 @@ cdef class AnthropicFast(FastTest):
             return None
         return self.on_block(index, self._shaped_text if text is None else text)
 
-    cdef object shape(self, object item):
-        """The block index of an ``input_json_delta`` event (its text in ``_shaped_text``), else ``None``.
-        Each value found is held before anything else runs (a key's ``__eq__`` may change the dict)."""
+    cdef object block_delta(self, object item):
+        """The ``delta`` (a dict) of a ``content_block_delta`` event, its ``index`` in ``_shaped_index``;
+        else ``None``. Each value found is held before anything else runs (a key's ``__eq__`` may change
+        the dict)."""
         cdef PyObject* v[3]
         cdef object d = as_dict(item)
-        cdef object kind, delta, index, text, held
+        cdef object kind, delta, held
         if d is None:
             return None
         held = view_lookup(d, ANTHROPIC_AT, 3, v)
         kind = value_of(v[0])
         delta = value_of(v[1])
-        index = value_of(v[2])
+        self._shaped_index = value_of(v[2])
         if kind != u"content_block_delta":
             return None
-        delta = as_dict(delta)
+        return as_dict(delta)
+
+    cdef object shape(self, object item):
+        """The block index of an ``input_json_delta`` event (its text in ``_shaped_text``), else ``None``."""
+        cdef PyObject* v[2]
+        cdef object delta = self.block_delta(item)
+        cdef object index = self._shaped_index
+        cdef object kind, text, held
         if delta is None:
             return None
         held = view_lookup(delta, ANTHROPIC_DELTA_AT, 2, v)
@@ -428,20 +436,12 @@ cdef class AnthropicFast(FastTest):
 
     cdef object text_slot(self, object item, object text):
         cdef PyObject* v[3]
-        cdef object d, kind, delta, index, held, block
+        cdef object delta, index, kind, held, block
         cdef int want
         if self._done:
             return None
-        d = as_dict(item)
-        if d is None:
-            return None
-        held = view_lookup(d, ANTHROPIC_AT, 3, v)
-        kind = value_of(v[0])
-        delta = value_of(v[1])
-        index = value_of(v[2])
-        if kind != u"content_block_delta":
-            return None
-        delta = as_dict(delta)
+        delta = self.block_delta(item)
+        index = self._shaped_index
         if delta is None:
             return None
         held = view_lookup(delta, ANTHROPIC_TEXT_AT, 3, v)
@@ -665,41 +665,49 @@ cdef class ChatFast(FastTest):
         return self.on_call(self._s_response, self._s_number, self._s_index, self._s_call, self._s_name,
                             self._s_arguments if text is None else text)
 
-    cdef bint shape(self, object item) except -1:
-        """Whether ``item`` is a chunk of one choice (no usage, error or type) whose delta holds one tool
-        call entry and no other content; if so the ``_s_*`` fields hold its response id, choice number
-        (0 when none), entry index (an int), call id, name and arguments. Each level is read in one pass over
-        its dict (``view_lookup``), a fraction of a lookup by name per field, and each value found is
-        held before anything else runs (a key's ``__eq__`` may change the dict)."""
+    cdef object choice_delta(self, object item):
+        """The delta (a view of ``fields``) of a chunk of one choice (no usage, error or type) that does
+        not finish it, with the chunk's response id in ``_s_response`` and the choice number (0 when
+        none) in ``_s_number``; else ``None``. Each level is read in one pass over its dict
+        (``view_lookup``), a fraction of a lookup by name per field, and each value found is held
+        before anything else runs (a key's ``__eq__`` may change the dict)."""
         cdef PyObject* v[SCAN_MAX]
         cdef object d = fields(item)
-        cdef object choices, response_id, choice, finish, number, delta, entries, entry, index, call_id
-        cdef object function, arguments, name, held
-        cdef bint other
+        cdef object choices, choice, number, delta, held
         if not is_view(d):
-            return False
+            return None
         held = view_lookup(d, CHUNK_AT, 5, v)
         choices = value_of(v[0])
-        other = (v[1] != NULL and v[1] != <PyObject*>None or v[2] != NULL and v[2] != <PyObject*>None
-                 or v[3] != NULL and v[3] != <PyObject*>None)
-        response_id = value_of(v[4])
-        if other or type(choices) is not list or len(<list>choices) != 1:
-            return False
+        if (v[1] != NULL and v[1] != <PyObject*>None or v[2] != NULL and v[2] != <PyObject*>None
+                or v[3] != NULL and v[3] != <PyObject*>None):
+            return None
+        self._s_response = value_of(v[4])
+        if type(choices) is not list or len(<list>choices) != 1:
+            return None
         choice = fields((<list>choices)[0])
         if not is_view(choice):
-            return False
+            return None
         held = view_lookup(choice, CHOICE_AT, 3, v)
-        finish = value_of(v[0])
         number = value_of(v[1])
         delta = value_of(v[2])
-        if finish is not None:
-            return False
+        if v[0] != NULL and v[0] != <PyObject*>None:
+            return None
         if number is None:
             number = 0
         elif type(number) is not int:
-            return False
+            return None
+        self._s_number = number
         delta = fields(delta)
-        if not is_view(delta):
+        return delta if is_view(delta) else None
+
+    cdef bint shape(self, object item) except -1:
+        """Whether ``item`` is a chunk of one choice (``choice_delta``) whose delta holds one tool call
+        entry and no other content; if so the ``_s_*`` fields hold its response id, choice number, entry
+        index (an int), call id, name and arguments."""
+        cdef PyObject* v[SCAN_MAX]
+        cdef object delta = self.choice_delta(item)
+        cdef object entries, entry, index, call_id, function, arguments, name, held
+        if delta is None:
             return False
         if type(delta) is dict and PyDict_Size(delta) == 1:  # the usual delta: one pass over its one entry
             held = view_lookup(delta, DELTA_AT, 1, v)
@@ -728,8 +736,6 @@ cdef class ChatFast(FastTest):
         held = view_lookup(function, FUNCTION_AT, 2, v)
         arguments = value_of(v[0])
         name = value_of(v[1])
-        self._s_response = response_id
-        self._s_number = number
         self._s_index = index
         self._s_call = call_id
         self._s_name = name
@@ -781,39 +787,14 @@ cdef class ChatFast(FastTest):
         return self.triple(self.text_slot(item, text))
 
     cdef object text_slot(self, object item, object text):
-        cdef PyObject* v[SCAN_MAX]
-        cdef object d, choices, response_id, choice, number, delta, content, state, slot, held
+        cdef object delta, number, content, state, slot
         cdef str field
         if self._finished:
             return None
-        d = fields(item)
-        if not is_view(d):
+        delta = self.choice_delta(item)
+        if delta is None or (self._s_response and self._s_response != self._response_id):
             return None
-        held = view_lookup(d, CHUNK_AT, 5, v)
-        choices = value_of(v[0])
-        if (v[1] != NULL and v[1] != <PyObject*>None or v[2] != NULL and v[2] != <PyObject*>None
-                or v[3] != NULL and v[3] != <PyObject*>None):
-            return None
-        response_id = value_of(v[4])
-        if type(choices) is not list or len(<list>choices) != 1:
-            return None
-        if response_id and response_id != self._response_id:
-            return None
-        choice = fields((<list>choices)[0])
-        if not is_view(choice):
-            return None
-        held = view_lookup(choice, CHOICE_AT, 3, v)
-        number = value_of(v[1])
-        delta = value_of(v[2])
-        if v[0] != NULL and v[0] != <PyObject*>None:
-            return None
-        if number is None:
-            number = 0
-        elif type(number) is not int:
-            return None
-        delta = fields(delta)
-        if not is_view(delta):
-            return None
+        number = self._s_number
         field = u"content"
         content = get(delta, field)
         if content is None:

@@ -186,9 +186,9 @@ class ChatFast:
     _clean_end: Any = False  # the last item ended a stream as servers do; a hit clears it, as ``feed`` would (a bool,
     # typed ``Any`` as ``_hit`` is: the subclass holds it, which mypy cannot see past ``__slots__ = ()``)
 
-    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
-        """``(index, arguments)`` of a chunk whose only payload is one ``tool_calls`` entry continuing a
-        known call (no new id or name), else ``None``."""
+    def _choice_delta(self, item: Any) -> tuple[int, dict[str, Any]] | None:
+        """The choice number (0 when none) and the delta of a chunk of this unfinished response with one
+        choice (no usage, error or type) that does not finish it, else ``None``."""
         d = fields(item)
         if type(d) is not dict or self._finished:
             return None
@@ -210,6 +210,15 @@ class ChatFast:
         delta = fields(choice.get("delta"))
         if type(delta) is not dict:
             return None
+        return number, delta
+
+    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
+        """``(index, arguments)`` of a chunk whose only payload is one ``tool_calls`` entry continuing a
+        known call (no new id or name), else ``None``."""
+        found = self._choice_delta(item)
+        if found is None:
+            return None
+        number, delta = found
         entries = delta.get("tool_calls")
         if type(entries) is not list or len(entries) != 1:
             return None
@@ -257,27 +266,10 @@ class ChatFast:
         ``reasoning``, one of them, without ``reasoning_details``) of a choice whose content or reasoning
         has its index already, else ``None`` and nothing changed; a hit does to ``_clean_end`` and
         ``_hit`` what ``feed`` would."""
-        d = fields(item)
-        if type(d) is not dict or self._finished:
+        found = self._choice_delta(item)
+        if found is None:
             return None
-        choices = d.get("choices")
-        if (type(choices) is not list or len(choices) != 1 or d.get("usage") is not None
-                or d.get("error") is not None or d.get("type") is not None):
-            return None
-        response_id = d.get("id")
-        if response_id and response_id != self._response_id:
-            return None
-        choice = fields(choices[0])
-        if type(choice) is not dict or choice.get("finish_reason") is not None:
-            return None
-        number = choice.get("index")
-        if number is None:
-            number = 0
-        elif type(number) is not int:
-            return None
-        delta = fields(choice.get("delta"))
-        if type(delta) is not dict:
-            return None
+        number, delta = found
         field = "content"
         content = delta.get(field)
         if content is None:
