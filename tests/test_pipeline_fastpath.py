@@ -578,7 +578,10 @@ def test_gemini_and_ollama_text_parts_skip_the_adapters_feed(fmt: str, make_pars
                  for n, t in enumerate("abcdefg")]
         items.append({"model": "m", "created_at": "t", "message": {"content": ""}, "done": True, "done_reason": "stop"})
     module = gemini if fmt == "gemini" else ollama
-    out, generic = fed_counting(module.adapter(), items)
+    adapter = module.adapter()
+    if fmt == "gemini":
+        adapter = adapter.for_item(items[0])  # as pipeline_for has it: the generateContent adapter itself
+    out, generic = fed_counting(adapter, items)
     assert [x.text for x in out if type(x) is ReasoningDelta] == ["a", "b", "c"]
     assert [x.text for x in out if type(x) is TextDelta] == list("defg")
     assert generic == 3  # the first thought, the first text, the finish
@@ -587,3 +590,17 @@ def test_gemini_and_ollama_text_parts_skip_the_adapters_feed(fmt: str, make_pars
         assert [canon(x) for x in out] == run(items, fmt, False, make_parser)
     finally:
         del MODULES[fmt]
+
+
+@pytest.mark.parametrize("first", [5, [1], 2.5])
+def test_a_gemini_stream_whose_first_item_cannot_be_read_fails_at_it(first: Any) -> None:
+    """The fused pipeline picks Gemini's adapter from the first item before feeding it (``for_item``); an
+    item that cannot be read is left to ``feed``, which fails at wire item 0, as the general way does."""
+    from argstream.providers import ProviderProtocolError, gemini
+
+    for provider in (gemini, gemini.to_events):
+        items: list[Any] = []
+        with pytest.raises(ProviderProtocolError, match=r"wire item 0"):
+            for item in iter_tool_stream([first, {"candidates": []}], provider):
+                items.append(item)
+        assert [type(item) for item in items] == [StreamFinished] and items[0].reason is FinishReason.ERROR

@@ -436,6 +436,9 @@ def pipeline_for(provider: Provider, first: Any, state: ToolStreamState,
     if make is None:
         return None
     adapter = make(**(options or {}))
+    pick = getattr(adapter, "for_item", None)  # an adapter that picks another from the first item: that one
+    if pick is not None:
+        adapter = pick(first)
     if isinstance(adapter, Adapter):
         adapter.whole_values = True  # its events reach only this pipeline's builder
     return StreamPipeline(adapter, state)

@@ -523,6 +523,15 @@ class GeminiAdapter(Adapter):
         run = self._text
         if run is None or self._call is not None:
             return None
+        if type(item) is dict:  # a wire dict that holds no lone text part: declined in a few lookups
+            candidates = item.get("candidates")
+            candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
+            if type(candidate) is not dict or candidate.get("finishReason") is not None:
+                return None
+            content = candidate.get("content")
+            parts = content.get("parts") if type(content) is dict else None
+            if type(parts) is not list or len(parts) != 1 or type(parts[0]) is not dict or "text" not in parts[0]:
+                return None
         try:
             if self._response_id is None and _field(item, "response_id", "responseId"):
                 return None
@@ -783,10 +792,17 @@ class _AutoAdapter(Adapter):
             self._inner.whole_values = self.whole_values
         return self._inner.feed(item)
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
-        """The ``generateContent`` adapter's text test, once the first item chose it."""
-        inner = self._inner
-        return inner.text_chunk(item, text) if type(inner) is GeminiAdapter else None
+    def for_item(self, first: Any) -> Adapter:
+        """The adapter ``feed`` would pick for a stream whose first item is ``first``, to be fed without
+        this one in between (a fused pipeline has the first item before it feeds it); itself when
+        ``first`` cannot be read (its ``feed`` then raises what it finds)."""
+        if self._inner is None:
+            try:
+                interactions = get(first, "event_type") is not None
+            except Exception:  # noqa: BLE001 - feed raises it, in its place
+                return self
+            self._inner = InteractionsAdapter() if interactions else GeminiAdapter()
+        return self._inner
 
     def end(self) -> list[Event]:
         return self._inner.end() if self._inner is not None else []
