@@ -99,9 +99,11 @@ def test_anthropic_text_tests_agree(item: Any, blocks: dict[int, int], done: boo
     assert seen[0] == seen[1]
     assert not any(seen[0][1].values())
     if seen[0][0] is not None:
-        index, text, reasoning = seen[0][0]
+        index, text, kind = seen[0][0]
         assert not done and type(text) is str and text
-        assert blocks[index] == (anthropic._THINKING if reasoning else anthropic._TEXT) and (reasoning or plain)
+        assert blocks[index] == (anthropic._THINKING if kind == _fastpath_py.REASONING_TEXT else anthropic._TEXT)
+        message = _fastpath_py.MESSAGE_TEXT if plain else _fastpath_py.STRUCTURED_TEXT
+        assert kind in (_fastpath_py.REASONING_TEXT, message)
 
 
 @given(item=anthropic_items(), text=st.one_of(st.none(), st.text(max_size=3)),
@@ -299,8 +301,10 @@ def test_chat_text_tests_agree(items: list, finished: bool, response: str, opene
             run.append((adapter.text_chunk(_wrap(how, item)), adapter._hit, adapter._clean_end))
         seen.append(run)
     assert seen[0] == seen[1]
+    message = _fastpath_py.MESSAGE_TEXT if plain else _fastpath_py.STRUCTURED_TEXT
     for got, _, _ in seen[0]:
-        assert got is None or (not finished and (got[2] or (opened and plain and got[0] == 1)))
+        assert got is None or (opened and not finished and got[0] == 1 and got[2] == message) or (
+            opened and not finished and got[0] == 2 and got[2] == _fastpath_py.REASONING_TEXT)
 
 
 def test_chat_text_test_takes_a_content_chunk() -> None:

@@ -604,3 +604,51 @@ def test_a_gemini_stream_whose_first_item_cannot_be_read_fails_at_it(first: Any)
             for item in iter_tool_stream([first, {"candidates": []}], provider):
                 items.append(item)
         assert [type(item) for item in items] == [StreamFinished] and items[0].reason is FinishReason.ERROR
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "openai_chat"])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=json_values, seed=st.integers(0, 2**32), cut=st.booleans())
+def test_structured_output_takes_the_text_test(fmt: str, value: Any, seed: int, cut: bool, make_parser: Any) -> None:
+    """Structured output (``structured=True``: the message text is JSON) streams through the text test as
+    ``StructuredDelta`` items, parsed as it arrives: the generic items, whole or cut off, and its deltas
+    past the first never reach the adapter's ``feed``."""
+    rng = random.Random(seed)
+    text = json.dumps(value)
+    if cut:
+        text = text[:rng.randint(0, len(text))]
+    pieces = [p for p in split(text, rng) if p]
+    if fmt == "anthropic":
+        items: list[Any] = [{"type": "message_start", "message": {"id": "m1", "content": []}},
+                            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+        items += [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+                  for p in pieces]
+        items += [{"type": "content_block_stop", "index": 0},
+                  {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}, {"type": "message_stop"}]
+        taken = len(pieces)
+    else:
+        items = [{"id": "c1", "choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+        items.append({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        taken = max(len(pieces) - 1, 0)
+    module = MODULES[fmt]
+    options = {"structured": True}
+
+    def items_of(provider: Any, stream: Any = items) -> list[Any]:
+        out = []
+        try:
+            for item in iter_tool_stream(stream, provider, provider_options=options):
+                out.append(canon(item))
+        except Exception as exc:  # noqa: BLE001 - the same error either way
+            out.append(("raised", type(exc).__name__, str(exc)))
+        return out
+
+    from loopback import sse
+
+    raw = sse(items, event_field=None if fmt == "openai_chat" else "type").decode()
+    generic = items_of(module.to_events)
+    assert items_of(module) == generic
+    assert items_of(module, [raw[i:i + 29] for i in range(0, len(raw), 29)]) == generic  # read by template
+    out, generic = fed_counting(module.adapter(**options), items)
+    assert generic == len(items) - taken
+    assert "".join(x.chunk for x in out if type(x).__name__ == "StructuredDelta") == text
+

@@ -37,4 +37,4 @@ cdef class PipelineBase:
     cdef object feed_item(self, object item)
     cdef object take_hit(self, tuple hit)
     cdef object take_slot(self, object slot, object text)
-    cdef object take_text_slot(self, object slot, object text, bint reasoning)
+    cdef object take_text_slot(self, object slot, object text, int kind)

@@ -617,7 +617,7 @@ cdef class PipelineBase:
         if self.fast_text:
             hit = self.fast.text_slot(item, None)
             if hit is not None:
-                return self.take_text_slot(hit, self.fast.found, self.fast.found_reasoning)
+                return self.take_text_slot(hit, self.fast.found, self.fast.found_kind)
         elif self.text_method is not None:
             hit = self.text_method(item)
             if hit is not None:
@@ -651,16 +651,16 @@ cdef class PipelineBase:
         return self.take_slot(hit[0], hit[1])
 
     def take_text(self, tuple hit):
-        """The stream items of a message or reasoning text delta (see the twin)."""
+        """The stream items of a message, reasoning or structured output text delta (see the twin)."""
         return self.take_text_slot(hit[0], hit[1], hit[2])
 
-    cdef object take_text_slot(self, object slot, object text, bint reasoning):
-        """``take_text((slot, text, reasoning))`` for C callers."""
+    cdef object take_text_slot(self, object slot, object text, int kind):
+        """``take_text((slot, text, kind))`` for C callers."""
         cdef object run = self._run
         self.count += 1
         if run.finished:
             run.finished = False  # as ``_Run._passed`` has it after any event but a ``Finished``
-        return self._text(slot, text, reasoning)
+        return self._text(slot, text, kind)
 
     cdef object take_slot(self, object slot, object text):
         """``take_hit((slot, text))``, for a caller that has the two without their tuple."""

@@ -505,10 +505,10 @@ class PipelineBase:
             if self.over:
                 return
 
-    def take_text(self, hit: tuple[int, str, bool]) -> list[Any]:
-        """The stream items of a message or reasoning text delta the adapter's ``text_chunk`` recognised,
-        as ``(index, text, reasoning)`` (counted as one wire item): what its one ``Message`` or
-        ``Reasoning`` part would give."""
+    def take_text(self, hit: tuple[int, str, int]) -> list[Any]:
+        """The stream items of a text delta the adapter's ``text_chunk`` recognised, as ``(index, text,
+        kind)`` (counted as one wire item): what its one ``Message``, ``Reasoning`` or ``Structured``
+        part would give (``_fastpath_py.MESSAGE_TEXT`` ...)."""
         self.count += 1
         run = self._run
         if run.finished:

@@ -10,7 +10,7 @@ from cpython.ref cimport PyObject
 
 cdef class FastTest:
     cdef object found  # the argument text of the last slot a tuple-free test returned (kept until the next)
-    cdef public bint found_reasoning  # the last slot ``text_slot`` returned is reasoning text, not a message's
+    cdef public int found_kind  # what the text of the last slot ``text_slot`` returned is (``MESSAGE_TEXT``, ...)
 
     cdef object hit(self, object item)
     cdef object hit_slot(self, object item)

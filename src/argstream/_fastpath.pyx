@@ -76,6 +76,12 @@ cdef extern from *:
 
 import types as _types
 
+#: what a text test's answer holds: ``_fastpath_py.MESSAGE_TEXT``, ``REASONING_TEXT``, ``STRUCTURED_TEXT``
+cdef enum:
+    MESSAGE_TEXT = 0
+    REASONING_TEXT = 1
+    STRUCTURED_TEXT = 2
+
 cdef int TEXT = 0  # providers.anthropic._TEXT
 cdef int THINKING = 1  # providers.anthropic._THINKING
 cdef int TOOL = 2  # providers.anthropic._TOOL
@@ -308,8 +314,8 @@ cdef class FastTest:
         return None
 
     cdef object text_slot(self, object item, object text):
-        """``text_chunk(item, text=text)`` as a slot (its text in ``found``, ``found_reasoning`` set for
-        reasoning text): the index of the one ``Message`` / ``Reasoning`` part the adapter's ``feed``
+        """``text_chunk(item, text=text)`` as a slot (its text in ``found``, its kind in ``found_kind``):
+        the index of the one ``Message`` / ``Reasoning`` / ``Structured`` part the adapter's ``feed``
         would make of ``item`` (with ``text``, when not ``None``, as its text: an event read by
         template), having done what ``feed`` does to the adapter's state; else ``None`` and nothing
         changed (a test without a text form: always ``None``)."""
@@ -329,10 +335,10 @@ cdef class FastTest:
         return slot, self.found
 
     cdef object triple(self, object slot):
-        """The ``(slot, text, reasoning)`` answer of a ``text_slot`` slot; ``None`` for ``None``."""
+        """The ``(slot, text, kind)`` answer of a ``text_slot`` slot; ``None`` for ``None``."""
         if slot is None:
             return None
-        return slot, self.found, self.found_reasoning
+        return slot, self.found, self.found_kind
 
 
 #: the classes of this module whose ``chunk`` is ``hit`` (``fast_test``)
@@ -437,7 +443,7 @@ cdef class AnthropicFast(FastTest):
     cdef object text_slot(self, object item, object text):
         cdef PyObject* v[3]
         cdef object delta, index, kind, held, block
-        cdef int want
+        cdef int want, answer
         if self._done:
             return None
         delta = self.block_delta(item)
@@ -446,12 +452,14 @@ cdef class AnthropicFast(FastTest):
             return None
         held = view_lookup(delta, ANTHROPIC_TEXT_AT, 3, v)
         kind = value_of(v[0])
-        if kind == u"text_delta" and self._plain_text:
+        if kind == u"text_delta":
             want = TEXT
+            answer = MESSAGE_TEXT if self._plain_text else STRUCTURED_TEXT
             if text is None:
                 text = value_of(v[1])
         elif kind == u"thinking_delta":
             want = THINKING
+            answer = REASONING_TEXT
             if text is None:
                 text = value_of(v[2])
         else:
@@ -462,7 +470,7 @@ cdef class AnthropicFast(FastTest):
         if block is None or block.kind != want:
             return None
         self.found = text
-        self.found_reasoning = want == THINKING
+        self.found_kind = answer
         return index
 
 
@@ -558,7 +566,7 @@ cdef class ResponsesFast(FastTest):
                 return None  # (a new summary part: the general way puts a blank line before it)
         found.streamed = True
         self.found = text
-        self.found_reasoning = want is REASONING
+        self.found_kind = REASONING_TEXT if want is REASONING else MESSAGE_TEXT
         return found.index
 
 
@@ -803,7 +811,7 @@ cdef class ChatFast(FastTest):
             if content is None:
                 field = u"reasoning"
                 content = get(delta, field)
-        if type(content) is not str or not content or (field == u"content" and not self._plain_text):
+        if type(content) is not str or not content:
             return None
         if text is not None:
             content = text
@@ -822,7 +830,10 @@ cdef class ChatFast(FastTest):
         self._hit = None
         self._clean_end = False
         self.found = content
-        self.found_reasoning = field != u"content"
+        if field != u"content":
+            self.found_kind = REASONING_TEXT
+        else:
+            self.found_kind = MESSAGE_TEXT if self._plain_text else STRUCTURED_TEXT
         return slot
 
 

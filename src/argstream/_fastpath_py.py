@@ -13,6 +13,9 @@ from typing import Any
 
 __all__ = ["AgentsFast", "AnthropicFast", "ChatFast", "LangChainFast", "PydanticAIFast", "ResponsesFast", "fields"]
 
+#: what a text test's answer holds (its third member): message text, reasoning, structured output text
+MESSAGE_TEXT, REASONING_TEXT, STRUCTURED_TEXT = 0, 1, 2
+
 _TEXT = 0  # providers.anthropic._TEXT
 _THINKING = 1  # providers.anthropic._THINKING
 _TOOL = 2  # providers.anthropic._TOOL
@@ -37,7 +40,7 @@ class AnthropicFast:
     __slots__ = ()
     _blocks: dict[Any, Any]
     _done: bool
-    _plain_text: Any = False  # text blocks stream as ``Message`` parts (not structured output)
+    _plain_text: Any = False  # text blocks stream as ``Message`` parts (else as ``Structured`` ones)
 
     def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
         """``(index, partial_json)`` of a non-empty ``input_json_delta`` for an open tool block (marked
@@ -59,11 +62,12 @@ class AnthropicFast:
         block.streamed = True
         return index, text
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
-        """``(index, text, reasoning)`` of a non-empty ``text_delta`` for an open text block of a message
-        whose text is plain (``_plain_text``), or of a ``thinking_delta`` for an open thinking block
-        (``reasoning``), else ``None``: the one ``Message`` / ``Reasoning`` part ``feed`` would make,
-        with nothing to change in the adapter's state either way."""
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, int] | None:
+        """``(index, text, kind)`` of a non-empty ``text_delta`` for an open text block (``MESSAGE_TEXT``,
+        or ``STRUCTURED_TEXT`` where the text is structured output: not ``_plain_text``), or of a
+        ``thinking_delta`` for an open thinking block (``REASONING_TEXT``), else ``None``: the one
+        ``Message`` / ``Structured`` / ``Reasoning`` part ``feed`` would make, with nothing to change in
+        the adapter's state either way."""
         d = _as_dict(item)
         if d is None or self._done or d.get("type") != "content_block_delta":
             return None
@@ -71,10 +75,10 @@ class AnthropicFast:
         if delta is None:
             return None
         kind = delta.get("type")
-        if kind == "text_delta" and self._plain_text:
-            want, field = _TEXT, "text"
+        if kind == "text_delta":
+            want, field, answer = _TEXT, "text", MESSAGE_TEXT if self._plain_text else STRUCTURED_TEXT
         elif kind == "thinking_delta":
-            want, field = _THINKING, "thinking"
+            want, field, answer = _THINKING, "thinking", REASONING_TEXT
         else:
             return None
         if text is None:
@@ -85,7 +89,7 @@ class AnthropicFast:
         block = self._blocks.get(index)
         if block is None or block.kind != want:
             return None
-        return index, text, want == _THINKING
+        return index, text, answer
 
 
 class ResponsesFast:
@@ -121,11 +125,11 @@ class ResponsesFast:
         call.sent.append(text)
         return call.index, text
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
-        """``(index, delta, reasoning)`` of a non-empty ``output_text.delta`` for a message item, or of a
-        ``reasoning_text.delta`` or a ``reasoning_summary_text.delta`` of the summary part streaming
-        (``reasoning``) for a reasoning item, known by its ``item_id`` (marked streamed, as ``feed``
-        does), else ``None`` and nothing changed."""
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, int] | None:
+        """``(index, delta, kind)`` of a non-empty ``output_text.delta`` for a message item
+        (``MESSAGE_TEXT``), or of a ``reasoning_text.delta`` or a ``reasoning_summary_text.delta`` of the
+        summary part streaming for a reasoning item (``REASONING_TEXT``), known by its ``item_id``
+        (marked streamed, as ``feed`` does), else ``None`` and nothing changed."""
         d = _as_dict(item)
         if d is None:
             return None
@@ -149,7 +153,7 @@ class ResponsesFast:
             if type(summary) is not int or summary != found.summary:
                 return None  # (a new summary part: the general way puts a blank line before it)
         found.streamed = True
-        return found.index, text, want == _REASONING
+        return found.index, text, REASONING_TEXT if want == _REASONING else MESSAGE_TEXT
 
 
 #: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides
@@ -182,7 +186,7 @@ class ChatFast:
     _response_id: Any
     _finished: bool
     _hit: Any = None
-    _plain_text: Any = False  # content streams as ``Message`` parts (not structured output)
+    _plain_text: Any = False  # content streams as ``Message`` parts (else as ``Structured`` ones)
     _clean_end: Any = False  # the last item ended a stream as servers do; a hit clears it, as ``feed`` would (a bool,
     # typed ``Any`` as ``_hit`` is: the subclass holds it, which mypy cannot see past ``__slots__ = ()``)
 
@@ -260,12 +264,13 @@ class ChatFast:
         state.last_call = key
         return slot, arguments
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
-        """``(index, content, reasoning)`` of a chunk of this response whose only payload is a non-empty
-        ``content`` (``_plain_text``: not structured output) or reasoning text (``reasoning_content`` or
-        ``reasoning``, one of them, without ``reasoning_details``) of a choice whose content or reasoning
-        has its index already, else ``None`` and nothing changed; a hit does to ``_clean_end`` and
-        ``_hit`` what ``feed`` would."""
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, int] | None:
+        """``(index, content, kind)`` of a chunk of this response whose only payload is a non-empty
+        ``content`` (``MESSAGE_TEXT``; ``STRUCTURED_TEXT`` where it is structured output: not
+        ``_plain_text``) or reasoning text (``REASONING_TEXT``: ``reasoning_content`` or ``reasoning``,
+        one of them, without ``reasoning_details``) of a choice whose content or reasoning has its index
+        already, else ``None`` and nothing changed; a hit does to ``_clean_end`` and ``_hit`` what
+        ``feed`` would."""
         found = self._choice_delta(item)
         if found is None:
             return None
@@ -278,7 +283,7 @@ class ChatFast:
             if content is None:
                 field = "reasoning"
                 content = delta.get(field)
-        if type(content) is not str or not content or (field == "content" and not self._plain_text):
+        if type(content) is not str or not content:
             return None
         if text is not None:
             content = text
@@ -294,7 +299,9 @@ class ChatFast:
             return None
         self._hit = None
         self._clean_end = False
-        return slot, content, field != "content"
+        if field != "content":
+            return slot, content, REASONING_TEXT
+        return slot, content, MESSAGE_TEXT if self._plain_text else STRUCTURED_TEXT
 
 
 #: providers.langchain._FINISH_KEYS: the ``response_metadata`` keys that hold a provider's finish value

@@ -301,7 +301,7 @@ cdef class SSELane:
                     slot = fast.text_slot((<EventTemplate>template).item, fit)
                     if slot is None:
                         break
-                    items = self.pipeline.take_text_slot(slot, fast.found, fast.found_reasoning)
+                    items = self.pipeline.take_text_slot(slot, fast.found, fast.found_kind)
                 elif self.pipeline.text_method is not None:  # a subclass's own ``text_chunk``
                     hit = self.pipeline.text_method((<EventTemplate>template).item, text=fit)
                     if hit is None:

@@ -338,6 +338,15 @@ class EventBuilder:
             return True
         return False
 
+    def structured_piece(self, index: int, text: str) -> bool:
+        """What ``handle_part(index, Structured(text))`` does when ``index`` holds open structured output
+        (the text parsed), without the part; ``False``, with nothing done, otherwise."""
+        buffer = self._buffers.get(index)
+        if type(buffer) is _Json and not buffer.tool:
+            buffer.call.push(text)
+            return True
+        return False
+
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:
         """A call's identity: the first non-empty id and name win; the schema check starts with the name."""
         call = buffer.call

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _backend
+from ._fastpath_py import REASONING_TEXT
 from .providers.templates import EventTemplate, learn
 from .providers.wire import WireDecoder
 
@@ -141,7 +142,7 @@ class RawReader(WireDecoder):
                 out += pipeline.feed(value)  # (whose tests decline again, changing nothing)
                 return
             out += pipeline.take_text(hit)
-            paths = self._reasoning_paths if hit[2] else (self._message_path,)
+            paths = self._reasoning_paths if hit[2] == REASONING_TEXT else (self._message_path,)
         if data is not None and self._learned < _KEPT + self._fits // 16:
             self._learned += 1
             for path in paths:  # (the one that holds the text: the others hold none)

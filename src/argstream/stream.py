@@ -48,6 +48,7 @@ from types import ModuleType
 from typing import Any, Union
 
 from ._backend import PipelineBase, record
+from ._fastpath_py import MESSAGE_TEXT, REASONING_TEXT, STRUCTURED_TEXT
 from .builder import EventBuilder
 from .errors import ArgumentStreamError, Repair
 from .events import (
@@ -233,10 +234,16 @@ class ToolStreamState:
         """Close ``index`` without an item or a persisted event (a call whose chunks were dropped)."""
         self.builder.handle_flush(index)
 
-    def text(self, index: int, text: str, reasoning: bool = False) -> list[Any]:
-        """The items of one message (``reasoning``: reasoning) text delta at ``index`` (``text`` not
-        empty): the same as ``feed(Part(index, Message(text)))`` (``Reasoning(text)``), without building
-        the event when the message is open."""
+    def text(self, index: int, text: str, kind: int = MESSAGE_TEXT) -> list[Any]:
+        """The items of one text delta at ``index`` (``text`` not empty) of a message (``kind``
+        ``MESSAGE_TEXT``), reasoning (``REASONING_TEXT``) or structured output (``STRUCTURED_TEXT``): the
+        same as ``feed(Part(index, Message(text)))`` (``Reasoning(text)``, ``Structured(text)``), without
+        building the event when it is open."""
+        if kind == STRUCTURED_TEXT:
+            if self._text is None and self.builder.structured_piece(index, text):
+                return [_structured_delta(text, index)]
+            return self.feed(Part(index, Structured(text)))
+        reasoning = kind == REASONING_TEXT
         cls = Reasoning if reasoning else Message
         if self._text is None and self.builder.text_piece(index, text, cls):
             return [_reasoning_delta(text, index) if reasoning else _text_delta(text, index)]

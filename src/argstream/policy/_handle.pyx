@@ -134,7 +134,7 @@ cdef class CoordinatorBase:
             slot = pipeline.fast.text_slot(event, None)
             if slot is None:
                 return False
-            items = pipeline.take_text_slot(slot, pipeline.fast.found, pipeline.fast.found_reasoning)
+            items = pipeline.take_text_slot(slot, pipeline.fast.found, pipeline.fast.found_kind)
         elif pipeline.text_method is not None:
             hit = pipeline.text_method(event)
             if hit is None:
