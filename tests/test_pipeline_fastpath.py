@@ -652,3 +652,26 @@ def test_structured_output_takes_the_text_test(fmt: str, value: Any, seed: int, 
     assert generic == len(items) - taken
     assert "".join(x.chunk for x in out if type(x).__name__ == "StructuredDelta") == text
 
+
+
+def test_a_builder_that_overrides_handle_part_sees_every_text_part() -> None:
+    """A ``builder_factory`` whose builder overrides ``handle_part`` (to redact or log text, say) is given
+    every message part, as before the text tests: they are off for it, and the items are the same."""
+    from argstream.events import Message
+
+    seen: list[str] = []
+
+    class Watching(EventBuilder):
+        __slots__ = ()
+
+        def handle_part(self, index: int, part: Any, metadata: Any = {}) -> Any:  # noqa: B006 - as the base
+            if type(part) is Message:
+                seen.append(part.text)
+            return super().handle_part(index, part, metadata)
+
+    items = anthropic_stream([[None]], random.Random(3))
+    texts = [item["delta"]["text"] for item in items if item.get("type") == "content_block_delta"]
+    assert len([t for t in texts if t]) >= 2
+    watched = [canon(x) for x in iter_tool_stream(items, anthropic, builder_factory=Watching)]
+    assert seen == [t for t in texts if t]
+    assert watched == [canon(x) for x in iter_tool_stream(items, anthropic)]

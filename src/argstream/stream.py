@@ -363,7 +363,9 @@ class StreamPipeline(PipelineBase):
         self.state = state
         self._run = _Run(adapter)
         self._chunk = getattr(adapter, "chunk", None)
-        self._text_chunk = getattr(adapter, "text_chunk", None)
+        # (a builder whose own handle_part would not see the text parts the test takes: every part, the general way)
+        own = type(state.builder).handle_part is EventBuilder.handle_part
+        self._text_chunk = getattr(adapter, "text_chunk", None) if own else None
         self._argument = state.argument
         self._text = state.text
         self._feed = state.feed if state._text is not None else state._feed_one  # one call less per event
