@@ -55,18 +55,22 @@ def error_of(error: Any) -> Any:
     return None if error is None else (type(error).__name__, error.msg, error.pos)
 
 
-def run(items: list[Any], fmt: str, fast: bool, make_parser: Any) -> list[Any]:
-    module = MODULES[fmt]
-    provider = module if fast else module.to_events
+def outcome(stream: Any, provider: Any, **options: Any) -> list[Any]:
+    """``iter_tool_stream(stream, provider, **options)`` as comparable data, what it raised last."""
     out: list[Any] = []
-    factory = (lambda: EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, max_depth=64,
-                                                                      flat=True)))
     try:
-        for item in iter_tool_stream(items, provider, builder_factory=factory):
+        for item in iter_tool_stream(stream, provider, **options):
             out.append(canon(item))
     except Exception as exc:  # noqa: BLE001 - the same error either way
         out.append(("raised", type(exc).__name__, str(exc)))
     return out
+
+
+def run(items: list[Any], fmt: str, fast: bool, make_parser: Any) -> list[Any]:
+    module = MODULES[fmt]
+    factory = (lambda: EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, max_depth=64,
+                                                                      flat=True)))
+    return outcome(items, module if fast else module.to_events, builder_factory=factory)
 
 
 # -- random streams ------------------------------------------------------------------------------
@@ -479,14 +483,14 @@ def test_coordinator_fed_the_wire_items_decides_as_when_fed_events(make_parser: 
 
     rules = [RunRule(RunMode.UNATTENDED, ParamCondition("/path", PrefixMatcher("src/"))), RunRule(RunMode.SKIP)]
 
-    def outcome(source: Any) -> list[Any]:
+    def decided(source: Any) -> list[Any]:
         builder = EventBuilder(parser_factory=lambda: make_parser(catch_duplicate_keys=True, flat=True))
         ran: list[Any] = []
         result = TurnCoordinator({"tool": rules}, builder=builder, execute=lambda c: ran.append(c.arguments),
                                  provider="anthropic").run(source)
         return [(c.id, c.status, c.decided_at, c.chunks, c.dropped_chunks) for c in result.calls] + [ran]
 
-    assert outcome(items) == outcome(list(anthropic.to_events(items)))
+    assert decided(items) == decided(list(anthropic.to_events(items)))
 
 
 # -- Gemini and Ollama: their text tests (Python), against the general way -------------------------------
@@ -592,6 +596,182 @@ def test_gemini_and_ollama_text_parts_skip_the_adapters_feed(fmt: str, make_pars
         del MODULES[fmt]
 
 
+# -- Gemini and Ollama: their call tests (whole calls), against the general way ---------------------------
+
+TOOLS = {"fs_create_file": {"type": "object", "properties": {"path": {"type": "string", "maxLength": 12},
+                                                             "content": {"type": "string"}},
+                            "required": ["path"], "additionalProperties": False}}
+
+
+def whole_arguments(rng: random.Random) -> Any:
+    """Arguments as a provider sends them whole: mostly a plain object, sometimes one no JSON text or
+    walk can hold as it is (a NaN, a lone surrogate, a key that is no string, deep nesting), or no object."""
+    roll = rng.random()
+    if roll < 0.75:
+        return {"path": rng.choice(["src/a.py", "x" * 20, "", "ünï"]), "content": message_text(rng)}
+    if roll < 0.85:
+        return {rng.choice(["k", "", "\u00e9"]): rng.choice([None, True, 3, -2.5, [], {}, [1, {"a": "b"}]])}
+    if roll < 0.9:
+        deep: Any = "x"
+        for _ in range(rng.choice([3, 70])):
+            deep = {"d": deep}
+        return deep
+    return rng.choice([float("nan"), {"s": "\ud800"}, {1: "x"}, {"f": float("inf")}, [1, 2], "{\"a\": 1}", None, 7])
+
+
+def gemini_calls_stream(rng: random.Random) -> list[Any]:
+    """Chunks of whole calls (one to three a chunk), among text, with ids repeated, missing or of the wrong
+    type, odd names, finishes and several responses."""
+    items: list[Any] = []
+    for _ in range(rng.randint(1, 8)):
+        if rng.random() < 0.3:
+            parts: list[Any] = [{"text": message_text(rng), **({"thought": True} if rng.random() < 0.3 else {})}]
+        else:
+            parts = []
+            for _ in range(rng.choice([1, 1, 2, 3])):
+                call: dict[str, Any] = {"name": rng.choice(["fs_create_file"] * 6 + ["other", "", None, 5]),
+                                        "args": whole_arguments(rng)}
+                roll = rng.random()
+                if roll < 0.4:
+                    call["id"] = rng.choice(["c1", "c1", "c2", "", None, 7])
+                elif roll < 0.45:
+                    call[rng.choice(["willContinue", "partialArgs"])] = rng.choice([False, True, []])
+                part: dict[str, Any] = {"functionCall": call}
+                if rng.random() < 0.05:
+                    part[rng.choice(["thoughtSignature", "text"])] = "c2ln"
+                parts.append(part)
+        candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+        if rng.random() < 0.3:
+            candidate[rng.choice(["finishReason"] * 9 + ["finish_reason"])] = rng.choice(
+                ["STOP", "STOP", "MAX_TOKENS", "SAFETY", "OTHER", 5, ""])
+        chunk: dict[str, Any] = {"candidates": [candidate]}
+        if rng.random() < 0.8:
+            chunk[rng.choice(["responseId"] * 9 + ["response_id"])] = rng.choice(["r1", "r1", "r1", "r2", "", 4])
+        if rng.random() < 0.3:
+            chunk[rng.choice(["usageMetadata"] * 9 + ["usage_metadata"])] = rng.choice(
+                [{"promptTokenCount": 3}, {"deep": [[{"x": 1}]]}, 5])
+        items.append(chunk)
+    return items
+
+
+def ollama_calls_stream(rng: random.Random) -> list[Any]:
+    """Lines of whole calls (one to three a line), among text, with ids repeated, missing or of the wrong
+    type, odd names and arguments, ``done`` on the same line or not, and several responses."""
+    items: list[Any] = []
+    for _ in range(rng.randint(1, 8)):
+        message: dict[str, Any] = {"role": "assistant", "content": ""}
+        if rng.random() < 0.3:
+            message[rng.choice(["content", "thinking"])] = message_text(rng)
+        else:
+            message["tool_calls"] = [
+                {"function": {"name": rng.choice(["fs_create_file", "fs_create_file", "", None, 5]),
+                              "arguments": whole_arguments(rng)},
+                 **({"id": rng.choice(["c1", "c1", "c2", "", None, 7])} if rng.random() < 0.4 else {})}
+                for _ in range(rng.choice([1, 1, 2, 3]))]
+            if rng.random() < 0.05:
+                message[rng.choice(["content", "thinking"])] = rng.choice(["x", 7, None])
+        line: dict[str, Any] = {"model": "m", "message": message, "done": rng.random() < 0.3}
+        if line["done"]:
+            line["done_reason"] = rng.choice(["stop", "stop", "length", "load", "weird", None, 5])
+            line["eval_count"] = rng.choice([3, None, {"x": 1}])
+        if rng.random() < 0.8:
+            line["created_at"] = rng.choice(["2025-11-26T02:00:00Z", "", None])
+        if rng.random() < 0.03:
+            line = {"error": "boom"}
+        items.append(line)
+    return items
+
+
+def whole_options(choice: str) -> dict[str, Any]:
+    return {"": {}, "tools": {"tools": TOOLS}, "text_tool_calls": {"text_tool_calls": "auto", "tools": TOOLS},
+            "lenient": {"lenient": True}}[choice]
+
+
+@pytest.mark.parametrize("fmt", ["gemini", "ollama"])
+@pytest.mark.parametrize("options", ["", "tools", "text_tool_calls", "lenient"])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), mutated=st.booleans())
+def test_gemini_and_ollama_call_tests_give_the_generic_items(fmt: str, options: str, seed: int, mutated: bool,
+                                                             make_parser: Any) -> None:
+    """Whole calls through the adapter's ``call_chunk`` give the general way's items and errors, hostile
+    ids, names and arguments included, with a schema, calls written in text or the lenient parser."""
+    from argstream.providers import gemini, ollama
+
+    rng = random.Random(seed)
+    items = ollama_calls_stream(rng) if fmt == "ollama" else gemini_calls_stream(rng)
+    if mutated:
+        items = mutate(items, rng)
+    module = ollama if fmt == "ollama" else gemini
+    if options:
+        assert outcome(items, module, **whole_options(options)) == outcome(items, module.to_events,
+                                                                        **whole_options(options))
+        return
+    MODULES[fmt] = module
+    try:
+        assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
+    finally:
+        del MODULES[fmt]
+
+
+def test_whole_calls_skip_the_adapters_feed(make_parser: Any) -> None:
+    """A chunk (a line) of whole calls never reaches the adapter's ``feed``, nor does its finish; the
+    text before them is flushed and each call is finished with its own id, as the general way has it."""
+    from argstream.providers import gemini, ollama
+    from argstream.stream import ToolCallStarted
+
+    args = {"path": "src/a.py", "content": "x = 1\n"}
+    gem: list[Any] = [
+        {"candidates": [{"content": {"parts": [{"text": "I'll write it."}]}}], "responseId": "r1"},
+        {"candidates": [{"content": {"parts": [{"functionCall": {"name": "fs_create_file", "args": args}},
+                                               {"functionCall": {"name": "fs_create_file", "args": args,
+                                                                 "id": "mine"}}]},
+                         "finishReason": "STOP"}], "responseId": "r1", "usageMetadata": {"totalTokenCount": 9}}]
+    oll: list[Any] = [
+        {"model": "m", "created_at": "t0", "message": {"content": "I'll write it."}, "done": False},
+        {"model": "m", "created_at": "t0", "done": False,
+         "message": {"content": "", "tool_calls": [{"function": {"name": "fs_create_file", "arguments": args}},
+                                                   {"id": "mine", "function": {"name": "fs_create_file",
+                                                                               "arguments": args}}]}},
+        {"model": "m", "created_at": "t0", "message": {"content": ""}, "done": True, "done_reason": "stop"}]
+    for module, items, first in ((gemini, gem, "r1-call-0"), (ollama, oll, "t0-call-0")):
+        adapter = module.adapter()
+        if module is gemini:
+            adapter = adapter.for_item(items[0])
+        adapter.whole_values = True  # as pipeline_for has it
+        out, generic = fed_counting(adapter, items)
+        assert generic == len(items) - 1  # all but the calls: the text and (Ollama) the line with done
+        assert [(x.id, x.index) for x in out if type(x) is ToolCallStarted] == [(first, 1), ("mine", 2)]
+        finished = out[-1]
+        assert type(finished) is StreamFinished and finished.reason is FinishReason.TOOL_USE
+        assert [e.kind.arguments for e in finished.events[1:]] == [args, args]
+        assert [canon(x) for x in out] == outcome(items, module.to_events)
+
+
+@pytest.mark.parametrize("fmt", ["gemini", "ollama"])
+def test_a_repeated_id_among_whole_calls_fails_the_stream_as_the_general_way_does(fmt: str) -> None:
+    """Two calls of one response with one id (a model coaxed into reusing an id, so that one result
+    answers both): ``ProviderProtocolError`` at that wire item, after ``StreamFinished(ERROR)``, with
+    no item of the chunk (line) that holds the second."""
+    from argstream.providers import ProviderProtocolError, gemini, ollama
+
+    def chunk(call_id: str) -> dict[str, Any]:
+        if fmt == "gemini":
+            return {"candidates": [{"content": {"parts": [{"functionCall": {"name": "w", "args": {}, "id": call_id}},
+                                                          {"functionCall": {"name": "w", "args": {}, "id": "b"}}]}}]}
+        return {"model": "m", "done": False, "message": {"tool_calls": [
+            {"id": call_id, "function": {"name": "w", "arguments": {}}},
+            {"id": "b", "function": {"name": "w", "arguments": {}}}]}}
+
+    module = gemini if fmt == "gemini" else ollama
+    for provider in (module, module.to_events):
+        got: list[Any] = []
+        with pytest.raises(ProviderProtocolError, match=r"two tool calls of one response have the id 'b'.*wire item 1"):
+            for item in iter_tool_stream([chunk("a"), chunk("c")], provider):
+                got.append(item)
+        assert [type(x).__name__ for x in got][-1] == "StreamFinished" and got[-1].reason is FinishReason.ERROR
+        assert sum(type(x).__name__ == "ToolCallFinished" for x in got) == 2
+
+
 @pytest.mark.parametrize("first", [5, [1], 2.5])
 def test_a_gemini_stream_whose_first_item_cannot_be_read_fails_at_it(first: Any) -> None:
     """The fused pipeline picks Gemini's adapter from the first item before feeding it (``for_item``); an
@@ -633,21 +813,13 @@ def test_structured_output_takes_the_text_test(fmt: str, value: Any, seed: int, 
     module = MODULES[fmt]
     options = {"structured": True}
 
-    def items_of(provider: Any, stream: Any = items) -> list[Any]:
-        out = []
-        try:
-            for item in iter_tool_stream(stream, provider, provider_options=options):
-                out.append(canon(item))
-        except Exception as exc:  # noqa: BLE001 - the same error either way
-            out.append(("raised", type(exc).__name__, str(exc)))
-        return out
-
     from loopback import sse
 
     raw = sse(items, event_field=None if fmt == "openai_chat" else "type").decode()
-    generic = items_of(module.to_events)
-    assert items_of(module) == generic
-    assert items_of(module, [raw[i:i + 29] for i in range(0, len(raw), 29)]) == generic  # read by template
+    generic = outcome(items, module.to_events, provider_options=options)
+    assert outcome(items, module, provider_options=options) == generic
+    chunks = [raw[i:i + 29] for i in range(0, len(raw), 29)]
+    assert outcome(chunks, module, provider_options=options) == generic  # read by template
     out, generic = fed_counting(module.adapter(**options), items)
     assert generic == len(items) - taken
     assert "".join(x.chunk for x in out if type(x).__name__ == "StructuredDelta") == text

@@ -622,6 +622,10 @@ cdef class PipelineBase:
             hit = self.text_method(item)
             if hit is not None:
                 return self.take_text_slot((<tuple>hit)[0], (<tuple>hit)[1], (<tuple>hit)[2])
+        if self._call_chunk is not None:
+            hit = self._call_chunk(item)
+            if hit is not None:
+                return self.take_calls(hit)  # the subclass's (``StreamPipeline``): per call, not per delta
         self.count += 1
         out = []
         for event in self._run.feed(item, self.count - 1):

@@ -445,18 +445,21 @@ class PipelineBase:
     """The fused pipeline's hot method, ``feed``: one wire item to its stream items.
 
     ``_chunk`` is the adapter's fast test (``None`` without one; it never raises), ``_text_chunk``
-    its test for a message or reasoning text delta (``None`` without one), ``_run`` the driver
+    its test for a message or reasoning text delta (``None`` without one), ``_call_chunk`` its test
+    for a wire item of tool calls sent whole (``None`` without one; a hit goes to the subclass's
+    ``take_calls``), ``_run`` the driver
     machinery of the generic way, ``_feed``, ``_argument`` and ``_text`` the stream state's ``feed``,
     ``argument`` and ``text``, ``_calls`` its open calls by index, ``_report`` what adds a call's
     failure and first violation, ``count`` the wire items fed so far, ``over`` whether a
     ``Finished(ERROR)`` ended the stream (read no further item).
     """
 
-    __slots__ = ("_chunk", "_text_chunk", "_run", "_feed", "_argument", "_text", "_calls", "_report", "count",
-                 "over")
+    __slots__ = ("_chunk", "_text_chunk", "_call_chunk", "_run", "_feed", "_argument", "_text", "_calls", "_report",
+                 "count", "over")
 
     _chunk: Any
     _text_chunk: Any
+    _call_chunk: Any
     _run: Any
     _feed: Any
     _argument: Any
@@ -478,6 +481,12 @@ class PipelineBase:
             hit = text_chunk(item)
             if hit is not None:
                 return self.take_text(hit)
+        call_chunk = self._call_chunk
+        if call_chunk is not None:
+            hit = call_chunk(item)
+            if hit is not None:
+                # the subclass's (``StreamPipeline``): per call, not per delta
+                return self.take_calls(hit)  # type: ignore[attr-defined]
         self.count += 1
         out = []
         feed = self._feed

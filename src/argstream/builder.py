@@ -347,6 +347,17 @@ class EventBuilder:
             return True
         return False
 
+    def open_call(self, index: int, call_id: str, name: str) -> Any:
+        """What ``handle_part(index, ToolCall(ToolCallStart(call_id, name)))`` does for an index that holds
+        nothing yet, without the part: the call's ``ArgumentCall``. ``None``, with nothing done, when
+        ``index`` holds a buffer already."""
+        if index in self._buffers:
+            return None
+        buffer = self._buffers[index] = _Json(True, self._parser_factory(), index)
+        call = self._calls[index] = buffer.call
+        self._start(buffer, call_id, name)
+        return call
+
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:
         """A call's identity: the first non-empty id and name win; the schema check starts with the name."""
         call = buffer.call

@@ -68,7 +68,7 @@ from .events import (
     ToolCallRequest,
 )
 from .jsonform import JsonForm
-from .providers._common import Adapter, _Run
+from .providers._common import Adapter, WholeCalls, _part, _Run, _tool_call, _whole, call_start, flush
 from .providers.detect import detect_provider
 from .providers.wire import WireDecoder
 from .raw import RawReader, raw_items
@@ -249,6 +249,22 @@ class ToolStreamState:
             return [_reasoning_delta(text, index) if reasoning else _text_delta(text, index)]
         return self.feed(Part(index, cls(text)))
 
+    def whole_call(self, index: int, call_id: str, name: str, value: Any, metadata: dict[str, Any]) -> list[Any]:
+        """The items of a tool call sent whole at ``index`` (a new one), its arguments the decoded,
+        walkable ``value``: the same as feeding ``Part(index, ToolCall(ToolCallStart(call_id, name)))``,
+        ``Part(index, ToolCall(WholeArguments(value)))`` and ``Flush(index, metadata)``, without them."""
+        call = self.builder.open_call(index, call_id, name) if self._text is None else None
+        if call is None:
+            out = self.feed(call_start(index, call_id, name))
+            out += self.feed(_part(index, _tool_call(_whole(value)), {}))
+            out += self.feed(flush(index, metadata))
+            return out
+        out = [_started(call.id, call.name, index)]
+        out += call.push_value(value)
+        if call.error is not None or call.validator is not None:
+            _report(call, out)
+        return out + self._flushed(index, metadata)
+
     def argument(self, index: int, text: str) -> list[Any]:
         """The items of one argument chunk for the call at ``index`` (see the class doc)."""
         call = self._calls.get(index)
@@ -295,24 +311,7 @@ class ToolStreamState:
                 return [_structured_delta(part.chunk, index)] if part.chunk else []
             return []
         if type(event) is Flush:
-            index = event.index
-            closing: Any = self._calls.get(index)
-            flushed = self.builder.handle_flush(index, event.metadata)
-            if flushed is None:
-                return []
-            self._events.append(flushed)
-            kind = flushed.kind
-            if type(kind) is ToolCallRequest:
-                items: list[Any] = []
-                if kind.violations and not closing.violated:
-                    items.append(ToolCallViolation(kind.id, kind.name, kind.violations[0], index))
-                if kind.error is not None and not closing.failed:
-                    items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
-                repairs = closing.parser.repairs if closing is not None and closing.lenient else ()
-                items.append(_call_finished(kind.id, kind.name, kind.arguments, kind.error, index, flushed,
-                                            kind.violations, tuple(repairs)))
-                return items
-            return []
+            return self._flushed(event.index, event.metadata)
         if type(event) is Finished:
             items = []
             incomplete = []
@@ -326,6 +325,26 @@ class ToolStreamState:
             self._events = []
             return items
         raise TypeError(f"not an event: {event!r}")
+
+    def _flushed(self, index: int, metadata: Mapping[str, Any]) -> list[Any]:
+        """The items of ``Flush(index, metadata)``."""
+        closing: Any = self._calls.get(index)
+        flushed = self.builder.handle_flush(index, metadata)
+        if flushed is None:
+            return []
+        self._events.append(flushed)
+        kind = flushed.kind
+        if type(kind) is not ToolCallRequest:
+            return []
+        items: list[Any] = []
+        if kind.violations and not closing.violated:
+            items.append(ToolCallViolation(kind.id, kind.name, kind.violations[0], index))
+        if kind.error is not None and not closing.failed:
+            items.append(ToolCallFailed(kind.id, kind.name, kind.error, index))
+        repairs = closing.parser.repairs if closing is not None and closing.lenient else ()
+        items.append(_call_finished(kind.id, kind.name, kind.arguments, kind.error, index, flushed,
+                                    kind.violations, tuple(repairs)))
+        return items
 
 
 def _report(call: Any, out: list[Any]) -> None:
@@ -366,6 +385,7 @@ class StreamPipeline(PipelineBase):
         # (a builder whose own handle_part would not see the text parts the test takes: every part, the general way)
         own = type(state.builder).handle_part is EventBuilder.handle_part
         self._text_chunk = getattr(adapter, "text_chunk", None) if own else None
+        self._call_chunk = getattr(adapter, "call_chunk", None) if own else None
         self._argument = state.argument
         self._text = state.text
         self._feed = state.feed if state._text is not None else state._feed_one  # one call less per event
@@ -382,6 +402,25 @@ class StreamPipeline(PipelineBase):
         if hit is not None:
             self.count += 1
         return hit
+
+    def take_calls(self, hit: WholeCalls) -> list[Any]:
+        """The stream items of a wire item the adapter's ``call_chunk`` recognised (counted as one wire
+        item): those of the events it stands for (``WholeCalls``), each call's made without its events.
+
+        Raises:
+            ProviderProtocolError: two calls of the response share an id (as the general way raises)."""
+        self.count += 1
+        closed, calls, _ = hit
+        passed = self._run.calls(hit, self.count - 1)
+        feed = self._feed
+        out = feed(flush(closed)) if closed is not None else []
+        whole_call = self.state.whole_call
+        for index, call_id, name, value, metadata in calls:
+            out += whole_call(index, call_id, name, value, metadata)
+        for event in passed:
+            out += feed(event)
+        self.over = self._run.over
+        return out
 
     def events(self, item: Any) -> list[Event]:
         """The adapter's events for one wire item, checked (``ProviderProtocolError`` when it breaks its format)."""

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Union
 
 from .. import _backend
 from ..events import (
@@ -48,11 +48,18 @@ from ..events import (
 )
 
 __all__ = [
-    "Adapter", "ProviderProtocolError", "Slots", "adrive", "call_arguments", "call_start", "drive", "fields",
-    "finish_reason", "finished", "flush", "get", "get_list", "json_text", "plain", "text_field", "text_part",
+    "Adapter", "ProviderProtocolError", "Slots", "WholeCalls", "adrive", "call_arguments", "call_start", "drive",
+    "fields", "finish_reason", "finished", "flush", "get", "get_list", "json_text", "plain", "text_field", "text_part",
 ]
 
 _MISSING = object()
+
+#: An adapter's ``call_chunk(item)`` answer for a wire item that holds only tool calls sent whole:
+#: ``(closed, calls, finish)``, the events ``feed`` would give without them: the index of the text run
+#: the item closes (its ``Flush``, or ``None``), each call as ``(index, call_id, name, arguments,
+#: flush_metadata)`` (its ``ToolCallStart``, ``WholeArguments`` and ``Flush``), then the response's
+#: ``Finished`` (or ``None``).
+WholeCalls = tuple[Union[int, None], list[tuple[int, str, str, Any, dict[str, Any]]], Union[Finished, None]]
 
 # Events made without the dataclasses' ``__init__`` (``_records``; ``_check`` still reads every event an
 # adapter returns): a whole-argument call (Gemini, Ollama) makes its three, and its response's text and
@@ -298,6 +305,10 @@ class Adapter:
     so that raw input can read those events by template (``providers.templates``); one with a
     ``text_chunk(item, text=None)`` test for a message or reasoning text delta names where that text
     is (``MESSAGE_PATH``; ``REASONING_PATHS``, the first that holds it), for the same.
+
+    An adapter whose provider sends tool calls whole may have a ``call_chunk(item)`` test too: a wire
+    item that holds only such calls (a text run closed before them, a finish after them), answered as
+    :data:`WholeCalls`, whose items the fused pipeline makes without the events.
     """
 
     TEXT_PATH: tuple[str | int, ...] | None = None
@@ -359,6 +370,20 @@ class _Run:
         except Exception as exc:
             raise self._error(exc, position)
         return self._passed(events, position)
+
+    def calls(self, hit: WholeCalls, position: int) -> list[Event]:
+        """What :meth:`feed` does with the events of an adapter's ``call_chunk`` answer at ``position``,
+        without the events: the calls' ids checked (a repeated one raises here, as there) and
+        tracked; the answer's ``Finished`` in a list when it goes on."""
+        closed, calls, end = hit
+        self.count = position + 1
+        if closed is not None:
+            self.finished = False
+        for index, call_id, _, _, _ in calls:
+            self._call_id(index, call_id, position)
+            self.finished = False
+            self._open_ids.pop(index, None)
+        return self._passed((end,), position) if end is not None else []
 
     def end(self) -> list[Event]:
         """The adapter's last events, then ``Finished(ERROR)`` if the stream still lacks its ``Finished``."""

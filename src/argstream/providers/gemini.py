@@ -80,6 +80,8 @@ from ..events import (
 from ._common import (
     Adapter,
     ProviderProtocolError,
+    WholeCalls,
+    _walkable,
     adrive,
     call_start,
     drive,
@@ -556,6 +558,69 @@ class GeminiAdapter(Adapter):
             return None
         self._finished = False
         return run[0], got if text is None else text, cls is Reasoning
+
+    def call_chunk(self, item: Any) -> WholeCalls | None:
+        """The whole calls of a chunk (a wire dict) whose one candidate holds only ``functionCall`` parts,
+        each a name and an ``args`` object (an ``id`` too, or not) and nothing else, with a finish or
+        not, no streamed call open, for the fused pipeline (``whole_values``); else ``None`` and nothing
+        changed. A hit does to this adapter what ``feed`` does with such a chunk and says what its
+        events would be (``WholeCalls``). Never raises: anything else is the general way's."""
+        if type(item) is not dict or self._call is not None or not self.whole_values:
+            return None
+        candidates = item.get("candidates")
+        candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
+        if type(candidate) is not dict or "finish_reason" in candidate:
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is not list or not parts:
+            return None
+        found = []
+        for part in parts:
+            call = part.get("functionCall") if type(part) is dict and len(part) == 1 else None
+            if type(call) is not dict:
+                return None
+            name, args, call_id = call.get("name"), call.get("args"), call.get("id")
+            if (type(name) is not str or not name or type(args) is not dict
+                    or len(call) != 2 + ("id" in call) or (call_id is not None and type(call_id) is not str)):
+                return None
+            found.append((name, args, call_id))
+        reason = candidate.get("finishReason")
+        usage = item.get("usageMetadata") if "usage_metadata" not in item else None
+        response_id = item.get("responseId") if "response_id" not in item else None
+        if ((reason is not None and type(reason) is not str) or "usage_metadata" in item or "response_id" in item
+                or (response_id is not None and type(response_id) is not str)
+                or not all(_walkable(args) for _, args, _ in found)):
+            return None
+        if reason and usage is not None:
+            try:
+                usage = plain(usage)
+            except Exception:  # noqa: BLE001 - the general way raises what it finds
+                return None
+        if response_id and self._response_id is None:
+            self._response_id = response_id
+        closed = self._text[0] if self._text is not None else None
+        self._text = None
+        calls = []
+        for name, args, call_id in found:
+            index = self._index()
+            meta: dict[str, Any] = {}
+            if not call_id:
+                call_id = f"{self._response_id or 'gemini'}-call-{self._calls}"
+                meta["id_generated"] = True
+            self._calls += 1
+            calls.append((index, call_id, name, args, meta))
+        self._response_calls = True
+        self._finished = False
+        end = None
+        if reason:
+            self._finished = True
+            end_meta: dict[str, Any] = {"stop_reason": reason}
+            if usage is not None:
+                end_meta["usage"] = usage
+            end = finished(self._reason(reason), end_meta)
+            self._response_calls = False
+        return closed, calls, end
 
     def _reason(self, name: str) -> FinishReason:
         if name == "STOP":

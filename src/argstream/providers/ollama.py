@@ -32,7 +32,8 @@ from typing import Any
 
 from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    Adapter, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get, get_list, text_part,
+    Adapter, WholeCalls, _walkable, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get,
+    get_list, text_part,
 )
 
 __all__ = ["OllamaAdapter", "to_events", "ato_events"]
@@ -92,17 +93,11 @@ class OllamaAdapter(Adapter):
         if get(item, "done"):
             self._close_text(out)
             done_reason = get(item, "done_reason")
-            reason = _REASONS.get(done_reason, FinishReason.ERROR) if done_reason is not None else None
-            meta: dict[str, Any] = {"stop_reason": done_reason}
-            usage = {k: get(item, k) for k in _USAGE if get(item, k) is not None}
-            if usage:
-                meta["usage"] = usage
-            end = finished(finish_reason(reason, self._response_calls), meta)
+            end = self._finished(item, done_reason)
             if done_reason in ("load", "unload") and self._empty and not out:
                 self._held = end
             else:
                 out.append(end)
-            self._response_calls = False
             self._empty = True
         elif out:
             self._empty = False
@@ -134,6 +129,68 @@ class OllamaAdapter(Adapter):
         self._held = None
         self._empty = False
         return run[0], got if text is None else text, cls is Reasoning
+
+    def call_chunk(self, item: Any) -> WholeCalls | None:
+        """The whole calls of a line (a wire dict) whose message holds tool calls, each a name and an
+        ``arguments`` object, and no text, with ``done`` or not, for the fused pipeline
+        (``whole_values``); else ``None`` and nothing changed. A hit does to this adapter what ``feed``
+        does with such a line and says what its events would be (``WholeCalls``). Never raises:
+        anything else is the general way's."""
+        if type(item) is not dict or not self.whole_values or item.get("error") is not None:
+            return None
+        message = item.get("message")
+        if type(message) is not dict or message.get("thinking") or message.get("content"):
+            return None
+        entries = message.get("tool_calls")
+        if type(entries) is not list or not entries:
+            return None
+        found = []
+        for entry in entries:
+            function = entry.get("function") if type(entry) is dict else None
+            if type(function) is not dict:
+                return None
+            name, args, call_id = function.get("name"), function.get("arguments"), entry.get("id")
+            if ((name is not None and type(name) is not str) or (call_id is not None and type(call_id) is not str)
+                    or type(args) is not dict or not _walkable(args)):
+                return None
+            found.append((name or "", args, call_id))
+        done = item.get("done")
+        done_reason = item.get("done_reason") if done else None
+        if done_reason is not None and type(done_reason) is not str:
+            return None
+        self._held = None
+        if self._created is None:
+            self._created = item.get("created_at")
+        closed = self._text[0] if self._text is not None else None
+        self._text = None
+        calls = []
+        for name, args, call_id in found:
+            index = self._index()
+            meta: dict[str, Any] = {}
+            if not call_id:
+                call_id = f"{self._created or 'ollama'}-call-{self._calls}"
+                meta["id_generated"] = True
+            self._calls += 1
+            calls.append((index, call_id, name, args, meta))
+        self._response_calls = True
+        end = None
+        if done:
+            end = self._finished(item, done_reason)
+            self._empty = True
+        else:
+            self._empty = False
+        return closed, calls, end
+
+    def _finished(self, item: Any, done_reason: Any) -> Finished:
+        """The ``Finished`` of a line with ``done`` (the response's calls forgotten)."""
+        reason = _REASONS.get(done_reason, FinishReason.ERROR) if done_reason is not None else None
+        meta: dict[str, Any] = {"stop_reason": done_reason}
+        usage = {k: get(item, k) for k in _USAGE if get(item, k) is not None}
+        if usage:
+            meta["usage"] = usage
+        end = finished(finish_reason(reason, self._response_calls), meta)
+        self._response_calls = False
+        return end
 
     def end(self) -> list[Event]:
         """A load response that nothing followed is the whole stream: its ``Finished``."""
