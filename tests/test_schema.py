@@ -477,3 +477,19 @@ def test_branches_recursing_into_one_schema_share_its_state(make_parser):
     parser = make_parser(flat=True, max_depth=2 * depth + 10)
     validator = schema.validator()
     assert not validator.extend(parser.push(valid) + parser.finish()) and validator.valid
+
+
+def test_a_validator_accepts_a_whole_value_only_while_fresh():
+    """``accept_whole`` completes a fresh validator for a value that passes; a validator already fed, or
+    a value that breaks a rule, is left as it was, for its fragments to tell the violations."""
+    schema = Schema({"type": "object", "properties": {"path": {"type": "string", "pattern": "^src/"}},
+                     "required": ["path"], "additionalProperties": False})
+    validator = schema.validator()
+    assert validator.accept_whole({"path": "src/a.py"})
+    assert validator.done and validator.valid is True and validator.violations == []
+    for bad in ({"path": "/etc/passwd"}, {"path": "src/a", "mode": "w"}, {}, {"path": 1}, ["src/a"]):
+        fresh = schema.validator()
+        assert not fresh.accept_whole(bad) and not fresh.done and fresh.valid is None
+    fed = schema.validator()
+    fed.feed((("path",), argstream.String("src/")))
+    assert not fed.accept_whole({"path": "src/a.py"}) and not fed.done

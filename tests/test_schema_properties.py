@@ -277,3 +277,29 @@ def test_counted_strings_give_the_violations_of_the_piece_by_piece_path(text, cu
         validator.extend(parser.finish(), parser.spans)
         got.append([(v.path, v.keyword, v.offset) for v in validator.violations])
     assert got[0] == got[1]
+
+
+bodies = st.recursive(leaf_schemas, _containers, max_leaves=6)
+
+
+@given(st.data())
+def test_a_whole_value_is_accepted_exactly_when_the_streaming_check_finds_nothing(data):
+    """``schema.whole.accepts`` (a provider's decoded arguments checked at once) answers ``True`` exactly
+    when the streaming check of the value's text proves no violation, ``False`` exactly when it proves
+    one, or ``None`` (combinators, ``$ref``, an ``enum`` of objects or arrays): then the streaming check runs."""
+    from argstream.schema.whole import accepts
+
+    body = data.draw(bodies)
+    raw = {"$defs": {"d": DEFS}, **body} if isinstance(body, dict) else body
+    note(f"schema: {raw!r}")
+    schema = Schema(raw)
+    instance = data.draw(conforming(body) | json_values)
+    note(f"instance: {instance!r}")
+    found = accepts(schema.root, instance)
+    if found is not None:
+        assert found is (not schema.validate(instance))
+    validator = schema.validator()
+    if validator.accept_whole(instance):
+        assert found is True and validator.done and validator.valid is True and not validator.violations
+    else:
+        assert found is not True and not validator.done and validator.valid is None

@@ -428,7 +428,7 @@ cdef class ArgumentCall:
         spans and keys for a schema check, ``_walk_spans``); with the twin's parser, from the twin's walk;
         any other call gets the compact text."""
         cdef list fragments = None
-        cdef object spans = None, keys = None
+        cdef object spans = None, keys = None, accept
         cdef bint spanned = self._validator is not None and self.spans
         cdef int limit
         if self.error is None and not self.seen and self._fast_items and (
@@ -436,6 +436,14 @@ cdef class ArgumentCall:
             if self._cparser is not None:
                 if type(value) is not int and type(value) is not float:
                     limit = <int>min(self._cparser.max_depth, WALK_MAX_DEPTH)
+                    fragments = []
+                    accept = getattr(self._validator, "accept_whole", None) if self._validator is not None else None
+                    if accept is not None and _walk(value, (), 0, limit, fragments) and accept(value):
+                        # a value that certainly passes needs no fragment checked (``schema.whole``)
+                        self.seen = True
+                        self._looked = True
+                        self.parser.push('""')
+                        return self._items(fragments, True)
                     fragments = []
                     if spanned:
                         spans, keys = [], []

@@ -396,6 +396,13 @@ class ArgumentCall:
             leaves = (_StringPy, _ScalarPy) if self.twin else (_backend.String, _backend.Scalar)
             spans: Any = None
             keys: Any = None
+            accept = getattr(self.validator, "accept_whole", None)
+            if accept is not None:  # a value that certainly passes needs no fragment checked (``schema.whole``)
+                fragments = walk(value, parser.max_depth, *leaves)
+                if fragments is not None and accept(value):
+                    self.seen = True
+                    parser.push('""')
+                    return self._items(fragments)
             if self.validator is not None and self.spans:
                 fragments, spans, keys = walk_spans(value, parser.max_depth, *leaves) or (None, None, None)
             else:

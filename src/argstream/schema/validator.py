@@ -14,6 +14,7 @@ from ..parser import IncrementalArgParser
 from .compile import Node, compile_schema, reachable
 from .state import _STRING, NULL, _Value, instantiate, position
 from .violation import Violation
+from .whole import accepts
 
 __all__ = ["Schema", "SchemaValidator"]
 
@@ -133,6 +134,22 @@ class SchemaValidator(PieceSkipper):
             return start + len(piece[:index].encode("utf-8", "surrogatepass"))
         # an escape takes at least as many bytes as the UTF-8 of what it decodes to
         return end - len(piece[index + 1:].encode("utf-8", "surrogatepass")) - 1
+
+    def accept_whole(self, value: Any) -> bool:
+        """Whether ``value``, the whole value this fresh validator is to check (decoded and walkable, as a
+        provider sends arguments whole), certainly satisfies the schema (:func:`.whole.accepts`): the
+        validator is then complete and valid, as if fed its fragments. ``False``, with nothing changed,
+        when it may not, or the validator has been fed: feed the fragments, which tell the violations."""
+        if self._done or self._path != () or len(self._stack) != 1 or self.violations or self._taken:
+            return False
+        if accepts(self.schema.root, value) is not True:
+            return False
+        self._stack.clear()
+        self._done = True
+        self._top = NULL
+        self._path = _AFTER_ROOT
+        self._skip = None
+        return True
 
     def feed(self, fragment: Any, span: tuple[int, int] | None = None) -> Sequence[Violation]:
         """Check one fragment; return the violations it proves (usually none).
