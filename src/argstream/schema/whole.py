@@ -97,12 +97,12 @@ def _object(node: Node, value: dict[str, Any]) -> bool | None:
     properties, additional = node.properties, node.additional
     verdict: bool | None = True
     for key, item in value.items():
-        sub = properties.get(key)
+        sub: Node | bool | None = properties.get(key)
         if sub is None:
             sub = additional
         if sub is False:
             return False
-        if sub is not True:
+        if isinstance(sub, Node):
             found = accepts(sub, item)
             if found is False:
                 return False
