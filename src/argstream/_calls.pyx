@@ -360,6 +360,7 @@ cdef class ArgumentCall:
     cdef object _agg_push
     cdef FragmentAggregator _cagg  # the aggregator, when it is the compiled one: pushed into without a Python call
     cdef bint _fast_items
+    cdef bint _quiet  # no progress items (``progress`` is None): the fragments only aggregated
 
     def __init__(self, parser, aggregator, progress, index=0):
         self.id = ""
@@ -385,8 +386,9 @@ cdef class ArgumentCall:
         self._cparser = parser if type(parser) is IncrementalArgParser and not parser.lenient else None
         self._agg_push = aggregator.push
         self._cagg = aggregator if type(aggregator) is FragmentAggregator else None
-        self._fast_items = self.flat and progress is ToolCallArgumentProgress and (
+        self._fast_items = self.flat and (progress is ToolCallArgumentProgress or progress is None) and (
             self._cparser is not None or self.twin)
+        self._quiet = progress is None
 
     @property
     def validator(self):
@@ -476,6 +478,13 @@ cdef class ArgumentCall:
         cdef Py_ssize_t k, n = PyList_GET_SIZE(fragments)
         cdef list out
         cdef object pair
+        if self._quiet:
+            for k in range(n):
+                if self.flat:
+                    self._absorb(<object>PyList_GET_ITEM(fragments, k))
+                else:
+                    self._agg_push(<object>PyList_GET_ITEM(fragments, k))
+            return []
         if self._fast_items:
             if own:
                 for k in range(n):
@@ -495,13 +504,19 @@ cdef class ArgumentCall:
 
     cdef inline object _item(self, object pair):
         """The progress item of one flat fragment ``(path, leaf)``, pushed into the aggregator."""
+        return new_progress(self.id, self.name, <object>PyTuple_GET_ITEM(pair, 0), <object>PyTuple_GET_ITEM(pair, 1),
+                            self._absorb(pair), self.index, self.twin)
+
+    cdef inline object _absorb(self, object pair):
+        """Push one flat fragment ``(path, leaf)`` into the aggregator (a piece that continues the open
+        string straight onto its pieces): the ``Completed`` it closed, or ``None``."""
         cdef object path = <object>PyTuple_GET_ITEM(pair, 0)
         cdef object leaf = <object>PyTuple_GET_ITEM(pair, 1)
         cdef object completed
         if type(leaf) is String or type(leaf) is PY_STRING:
             if path is self._open_path:
                 self._open_pieces.append((<String>leaf).text if type(leaf) is String else leaf.text)
-                return new_progress(self.id, self.name, path, leaf, None, self.index, self.twin)
+                return None
             completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
             self._open_path = path
             self._open_pieces = self.aggregator.open_pieces()
@@ -509,7 +524,7 @@ cdef class ArgumentCall:
             completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
             self._open_path = None
             self._open_pieces = None  # a finished string's pieces are let go, not kept to the call's end
-        return new_progress(self.id, self.name, path, leaf, completed, self.index, self.twin)
+        return completed
 
     cdef int _check(self, list fragments) except -1:
         """Feed the validator a chunk's fragments (with the parser's spans and keys when it records them);

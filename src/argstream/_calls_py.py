@@ -352,6 +352,25 @@ class ArgumentCall:
         self._open_pieces: Any = None
         self._repaired = 0  # the parser's repairs already put on a progress item
 
+    def _absorb(self, fragments: list[Any]) -> None:
+        """``_items`` without the items: each fragment pushed into the aggregator."""
+        push = self.aggregator.push
+        if not self.flat:
+            for fragment in fragments:
+                push(fragment)
+            return
+        for pair in fragments:
+            path, leaf = pair
+            if path is self._open_path and type(leaf) in STRING_TYPES:
+                self._open_pieces.append(leaf.text)
+                continue
+            push(pair)
+            if type(leaf) in STRING_TYPES:
+                self._open_path = path
+                self._open_pieces = self.aggregator.open_pieces()
+            else:
+                self._open_path = self._open_pieces = None
+
     def note_repairs(self, out: list[Any]) -> None:
         """Put the parser's repairs not yet handed out on the first of ``out`` (a lenient parser's items)."""
         repairs = self.parser.repairs
@@ -419,9 +438,13 @@ class ArgumentCall:
         return self.push(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
     def _items(self, fragments: list[Any]) -> list[Any]:
-        """A progress item per fragment, each pushed into the aggregator (a string's later pieces directly)."""
-        out = []
+        """A progress item per fragment, each pushed into the aggregator (a string's later pieces directly);
+        none, the fragments only aggregated, when ``progress`` is ``None``."""
+        out: list[Any] = []
         progress = self.progress
+        if progress is None:
+            self._absorb(fragments)
+            return out
         make = progress._make
         call_id, name, index, twin = self.id, self.name, self.index, self.twin
         push = self.aggregator.push

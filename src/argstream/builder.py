@@ -83,7 +83,8 @@ class _Json:
 
     def __init__(self, tool: bool, parser: Any, index: int) -> None:
         self.tool = tool
-        self.call = ArgumentCall(parser, FragmentAggregator(), ToolCallArgumentProgress, index)
+        # structured output makes no progress items: its deltas are the items (``StructuredDelta``)
+        self.call = ArgumentCall(parser, FragmentAggregator(), ToolCallArgumentProgress if tool else None, index)
         self.metadata: dict[str, Any] = {}
         self.schema: Any = None  # the tool's compiled Schema, once the name is known
 
