@@ -48,7 +48,7 @@ from ..events import (
 )
 
 __all__ = [
-    "Adapter", "ProviderProtocolError", "Slots", "WholeCalls", "adrive", "call_arguments", "call_start", "drive",
+    "Adapter", "ProviderProtocolError", "Slots", "WholeCallAdapter", "WholeCalls", "adrive", "call_arguments", "call_start", "drive",
     "fields", "finish_reason", "finished", "flush", "get", "get_list", "json_text", "plain", "text_field", "text_part",
 ]
 
@@ -337,6 +337,44 @@ class Adapter:
         The driver adds ``Finished(ERROR)`` when the stream still lacks its ``Finished``.
         """
         return []
+
+
+class WholeCallAdapter(Adapter):
+    """An adapter whose provider sends each tool call whole (Gemini, Ollama): its indexes, its open text
+    run, and the calls it has numbered, shared by ``feed`` and the ``call_chunk`` test."""
+
+    def __init__(self) -> None:
+        self._next_index = 0
+        self._text: tuple[int, type] | None = None  # (index, Message | Reasoning) of the open text run
+        self._calls = 0  # calls in the stream (for generated ids)
+        self._response_calls = False  # the current response made tool calls
+
+    def _index(self) -> int:
+        index = self._next_index
+        self._next_index += 1
+        return index
+
+    def _close_text(self, out: list[Event]) -> None:
+        if self._text is not None:
+            out.append(flush(self._text[0]))
+            self._text = None
+
+    def _take_calls(self, found: list[tuple[str, Any, Any]], prefix: str) -> tuple[int | None, list[Any]]:
+        """What ``feed`` does to this adapter for whole calls ``(name, arguments, id)`` that follow
+        nothing else in a wire item: the text run closed (its index, or ``None``), and each call
+        numbered, as ``WholeCalls`` has them (an id generated as ``<prefix>-call-<n>`` where none came)."""
+        closed = self._text[0] if self._text is not None else None
+        self._text = None
+        calls = []
+        for name, arguments, call_id in found:
+            meta: dict[str, Any] = {}
+            if not call_id:
+                call_id = f"{prefix}-call-{self._calls}"
+                meta["id_generated"] = True
+            self._calls += 1
+            calls.append((self._index(), call_id, name, arguments, meta))
+        self._response_calls = True
+        return closed, calls
 
 
 class _Run:

@@ -80,6 +80,7 @@ from ..events import (
 from ._common import (
     Adapter,
     ProviderProtocolError,
+    WholeCallAdapter,
     WholeCalls,
     _walkable,
     adrive,
@@ -445,28 +446,15 @@ def _piece(arg: Any) -> tuple[Any, str] | None:
 # -- generateContent ----------------------------------------------------------------------
 
 
-class GeminiAdapter(Adapter):
+class GeminiAdapter(WholeCallAdapter):
     """State for one ``generateContent`` stream (see the module doc)."""
 
     def __init__(self) -> None:
-        self._next_index = 0
-        self._text: tuple[int, type] | None = None  # (index, Message | Reasoning) of the open text run
+        super().__init__()
         self._call: tuple[int, PartialArgsWriter] | None = None  # the streamed call still open
-        self._calls = 0  # calls in the stream (for generated ids)
-        self._response_calls = False  # the current response made function calls
         self._response_id: str | None = None
         self._call_meta: dict[int, dict[str, Any]] = {}  # Flush metadata of the streamed call
         self._finished = False  # the last events ended with Finished (a repeated finishReason adds none)
-
-    def _index(self) -> int:
-        index = self._next_index
-        self._next_index += 1
-        return index
-
-    def _close_text(self, out: list[Event]) -> None:
-        if self._text is not None:
-            out.append(flush(self._text[0]))
-            self._text = None
 
     def _close_call(self, out: list[Event], ended: bool = False) -> None:
         """Close the streamed call: flushed when ``ended`` (its last piece said no more follows),
@@ -599,18 +587,7 @@ class GeminiAdapter(Adapter):
                 return None
         if response_id and self._response_id is None:
             self._response_id = response_id
-        closed = self._text[0] if self._text is not None else None
-        self._text = None
-        calls = []
-        for name, args, call_id in found:
-            index = self._index()
-            meta: dict[str, Any] = {}
-            if not call_id:
-                call_id = f"{self._response_id or 'gemini'}-call-{self._calls}"
-                meta["id_generated"] = True
-            self._calls += 1
-            calls.append((index, call_id, name, args, meta))
-        self._response_calls = True
+        closed, calls = self._take_calls(found, self._response_id or "gemini")
         self._finished = False
         end = None
         if reason:

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    Adapter, WholeCalls, _walkable, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get,
+    WholeCallAdapter, WholeCalls, _walkable, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get,
     get_list, text_part,
 )
 
@@ -43,27 +43,14 @@ _REASONS = {"stop": None, "load": FinishReason.COMPLETED, "unload": FinishReason
 _USAGE = ("prompt_eval_count", "eval_count", "total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
 
 
-class OllamaAdapter(Adapter):
+class OllamaAdapter(WholeCallAdapter):
     """State for one Ollama chat stream (see the module doc)."""
 
     def __init__(self) -> None:
-        self._next_index = 0
-        self._text: tuple[int, type] | None = None  # (index, Message | Reasoning) of the open run
-        self._calls = 0  # tool calls in the stream (for generated ids)
-        self._response_calls = False  # the current response made tool calls
+        super().__init__()
         self._created: str | None = None  # the first created_at (for generated ids)
         self._empty = True  # the current response has produced no part yet
         self._held: Finished | None = None  # the Finished of an empty load response, until more arrives
-
-    def _index(self) -> int:
-        index = self._next_index
-        self._next_index += 1
-        return index
-
-    def _close_text(self, out: list[Event]) -> None:
-        if self._text is not None:
-            out.append(flush(self._text[0]))
-            self._text = None
 
     def _run(self, cls: type, text: str, out: list[Event]) -> None:
         if not text:
@@ -161,18 +148,7 @@ class OllamaAdapter(Adapter):
         self._held = None
         if self._created is None:
             self._created = item.get("created_at")
-        closed = self._text[0] if self._text is not None else None
-        self._text = None
-        calls = []
-        for name, args, call_id in found:
-            index = self._index()
-            meta: dict[str, Any] = {}
-            if not call_id:
-                call_id = f"{self._created or 'ollama'}-call-{self._calls}"
-                meta["id_generated"] = True
-            self._calls += 1
-            calls.append((index, call_id, name, args, meta))
-        self._response_calls = True
+        closed, calls = self._take_calls(found, self._created or "ollama")
         end = None
         if done:
             end = self._finished(item, done_reason)

@@ -16,6 +16,7 @@ never a violation.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .compile import Node
@@ -95,20 +96,7 @@ def _object(node: Node, value: dict[str, Any]) -> bool | None:
     if required and len({key for key in value if key in required}) < len(required):
         return False
     properties, additional = node.properties, node.additional
-    verdict: bool | None = True
-    for key, item in value.items():
-        sub: Node | bool | None = properties.get(key)
-        if sub is None:
-            sub = additional
-        if sub is False:
-            return False
-        if isinstance(sub, Node):
-            found = accepts(sub, item)
-            if found is False:
-                return False
-            if found is None:
-                verdict = None
-    return verdict
+    return _members((properties.get(key, additional), item) for key, item in value.items())
 
 
 def _array(node: Node, value: Any) -> bool | None:
@@ -119,12 +107,17 @@ def _array(node: Node, value: Any) -> bool | None:
             node.min_items is not None and count < node.min_items):
         return False
     prefix, rest = node.prefix, node.items
+    return _members((prefix[at] if at < len(prefix) else rest, item) for at, item in enumerate(value))
+
+
+def _members(pairs: Iterable[tuple[Node | bool, Any]]) -> bool | None:
+    """The verdict on a container's members, each ``(schema, value)``: ``False`` at the first that fails
+    (``False`` is the schema that allows nothing there), ``None`` when one is undecided, else ``True``."""
     verdict: bool | None = True
-    for at, item in enumerate(value):
-        sub = prefix[at] if at < len(prefix) else rest
+    for sub, item in pairs:
         if sub is False:
             return False
-        if sub is not True:
+        if isinstance(sub, Node):
             found = accepts(sub, item)
             if found is False:
                 return False
