@@ -309,3 +309,42 @@ def test_a_finished_strings_pieces_are_not_kept_to_the_calls_end(make_parser):
     completed = builder.handle_part(0, ToolCall(ArgumentChunk('", "all": true')))
     assert [p.completed.value for p in completed if p.completed is not None] == ["abcdefg" * 300, True]
     assert longest_list() < 300
+
+
+TOOL = {"w": {"type": "object", "properties": {"path": {"type": "string", "pattern": "^src/"}},
+              "additionalProperties": False}}
+
+
+@pytest.mark.parametrize("value", [{"path": "src/a"}, {"path": "/etc/passwd"}, {"path": "src/a", "mode": "x"},
+                                   [1, 2], {}, {"path": "x" * 300, "deep": {"a": [None, True, 1.5]}}])
+@pytest.mark.parametrize("tools", [None, TOOL])
+def test_a_whole_call_gives_the_items_of_its_three_events(value, tools):
+    """``ToolStreamState.whole_call`` (a call sent whole, no events built) gives the items of feeding its
+    ``ToolCallStart``, ``WholeArguments`` and ``Flush``: progress, violations, the failure of a value
+    that is no object, the finished call with its event."""
+    from argstream.events import WholeArguments
+    from argstream.stream import ToolStreamState
+
+    def canon(items):
+        return [(type(i).__name__, repr(getattr(i, "fragment", None)), getattr(i, "arguments", None),
+                 repr(getattr(i, "violation", None)), repr(getattr(i, "error", None)),
+                 getattr(getattr(i, "event", None), "metadata", None)) for i in items]
+
+    fast = ToolStreamState(lambda: EventBuilder(tools=tools) if tools else EventBuilder())
+    slow = ToolStreamState(lambda: EventBuilder(tools=tools) if tools else EventBuilder())
+    got = fast.whole_call(3, "c1", "w", value, {"id_generated": True})
+    want = (slow.feed(Part(3, ToolCall(ToolCallStart("c1", "w")))) + slow.feed(Part(3, ToolCall(WholeArguments(value))))
+            + slow.feed(Flush(3, {"id_generated": True})))
+    assert canon(got) == canon(want)
+    assert [e.kind for e in fast.events] == [e.kind for e in slow.events]
+
+
+def test_open_call_leaves_a_held_index_alone():
+    """``open_call`` starts a call only at an index that holds nothing: at a held one it answers ``None``
+    and the buffer there is untouched (the caller feeds the part, which tells what is wrong)."""
+    builder = EventBuilder()
+    builder.handle_part(0, Message("hi"))
+    assert builder.open_call(0, "c1", "w") is None
+    assert builder.pending() == [0] and builder.snapshot(0) == "hi" and builder.calls == {}
+    call = builder.open_call(1, "c1", "w")
+    assert (call.id, call.name) == ("c1", "w") and builder.calls == {1: call}
