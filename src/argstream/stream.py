@@ -366,10 +366,11 @@ class StreamPipeline(PipelineBase):
     argument delta of a call already started) and the text goes straight into that call's parser
     (``ArgumentCall.push``; compiled with the compiled core); its ``text_chunk(item)``, where it has
     one, a text delta of a message (or of reasoning) already open, whose one ``TextDelta`` (or
-    ``ReasoningDelta``) is made without the adapter's events (``ToolStreamState.text``); every other
-    item takes the generic
-    way: the adapter's events, checked by the driver machinery (``providers._common``), into
-    :class:`ToolStreamState`. The items are the same either way. ``iter_tool_stream``,
+    ``ReasoningDelta``) is made without the adapter's events (``ToolStreamState.text``); its
+    ``call_chunk(item)``, where it has one, a wire item of tool calls sent whole (Gemini, Ollama),
+    whose calls' items are made without the events too (:meth:`take_calls`); every other item takes
+    the generic way: the adapter's events, checked by the driver machinery (``providers._common``),
+    into :class:`ToolStreamState`. The items are the same either way. ``iter_tool_stream``,
     ``aiter_tool_stream`` and the coordinator all feed one of these.
 
     Raises (from ``feed``):
