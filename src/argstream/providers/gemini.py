@@ -570,15 +570,17 @@ class GeminiAdapter(WholeCallAdapter):
                 return None
             name, args, call_id = call.get("name"), call.get("args"), call.get("id")
             if (type(name) is not str or not name or type(args) is not dict
-                    or len(call) != 2 + ("id" in call) or (call_id is not None and type(call_id) is not str)):
+                    or len(call) != 2 + ("id" in call) or (call_id is not None and type(call_id) is not str)
+                    or not _walkable(args)):
                 return None
             found.append((name, args, call_id))
+        if "usage_metadata" in item or "response_id" in item:
+            return None  # the SDK's names in a dict: the general way reads either spelling
         reason = candidate.get("finishReason")
-        usage = item.get("usageMetadata") if "usage_metadata" not in item else None
-        response_id = item.get("responseId") if "response_id" not in item else None
-        if ((reason is not None and type(reason) is not str) or "usage_metadata" in item or "response_id" in item
-                or (response_id is not None and type(response_id) is not str)
-                or not all(_walkable(args) for _, args, _ in found)):
+        usage = item.get("usageMetadata")
+        response_id = item.get("responseId")
+        if (reason is not None and type(reason) is not str) or (
+                response_id is not None and type(response_id) is not str):
             return None
         if reason and usage is not None:
             try:

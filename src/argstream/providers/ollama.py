@@ -32,8 +32,8 @@ from typing import Any
 
 from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    WholeCallAdapter, WholeCalls, _walkable, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get,
-    get_list, text_part,
+    WholeCallAdapter, WholeCalls, _walkable, adrive, call_arguments, call_start, drive, finish_reason, finished,
+    flush, get, get_list, text_part,
 )
 
 __all__ = ["OllamaAdapter", "to_events", "ato_events"]
@@ -161,7 +161,7 @@ class OllamaAdapter(WholeCallAdapter):
         """The ``Finished`` of a line with ``done`` (the response's calls forgotten)."""
         reason = _REASONS.get(done_reason, FinishReason.ERROR) if done_reason is not None else None
         meta: dict[str, Any] = {"stop_reason": done_reason}
-        usage = {k: get(item, k) for k in _USAGE if get(item, k) is not None}
+        usage = {k: value for k in _USAGE if (value := get(item, k)) is not None}
         if usage:
             meta["usage"] = usage
         end = finished(finish_reason(reason, self._response_calls), meta)
