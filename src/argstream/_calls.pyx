@@ -439,7 +439,7 @@ cdef class ArgumentCall:
                 if type(value) is not int and type(value) is not float:
                     limit = <int>min(self._cparser.max_depth, WALK_MAX_DEPTH)
                     fragments = []
-                    accept = getattr(self._validator, "accept_whole", None) if self._validator is not None else None
+                    accept = getattr(self._validator, "accept_whole", None)
                     if accept is not None and _walk(value, (), 0, limit, fragments) and accept(value):
                         # a value that certainly passes needs no fragment checked (``schema.whole``)
                         self.seen = True
@@ -479,10 +479,11 @@ cdef class ArgumentCall:
         cdef list out
         cdef object pair
         if self._quiet:
-            for k in range(n):
-                if self.flat:
+            if self.flat:
+                for k in range(n):
                     self._absorb(<object>PyList_GET_ITEM(fragments, k))
-                else:
+            else:
+                for k in range(n):
                     self._agg_push(<object>PyList_GET_ITEM(fragments, k))
             return []
         if self._fast_items:

@@ -352,24 +352,20 @@ class ArgumentCall:
         self._open_pieces: Any = None
         self._repaired = 0  # the parser's repairs already put on a progress item
 
-    def _absorb(self, fragments: list[Any]) -> None:
-        """``_items`` without the items: each fragment pushed into the aggregator."""
-        push = self.aggregator.push
-        if not self.flat:
-            for fragment in fragments:
-                push(fragment)
-            return
-        for pair in fragments:
-            path, leaf = pair
-            if path is self._open_path and type(leaf) in STRING_TYPES:
-                self._open_pieces.append(leaf.text)
-                continue
-            push(pair)
-            if type(leaf) in STRING_TYPES:
-                self._open_path = path
-                self._open_pieces = self.aggregator.open_pieces()
-            else:
-                self._open_path = self._open_pieces = None
+    def _absorb(self, pair: Any) -> Any:
+        """Push one flat fragment ``(path, leaf)`` into the aggregator (a piece that continues the open
+        string straight onto its pieces): the ``Completed`` it closed, or ``None``."""
+        path, leaf = pair
+        if path is self._open_path and type(leaf) in STRING_TYPES:
+            self._open_pieces.append(leaf.text)
+            return None
+        completed = self.aggregator.push(pair)
+        if type(leaf) in STRING_TYPES:
+            self._open_path = path
+            self._open_pieces = self.aggregator.open_pieces()
+        else:
+            self._open_path = self._open_pieces = None  # a finished string's pieces are let go
+        return completed
 
     def note_repairs(self, out: list[Any]) -> None:
         """Put the parser's repairs not yet handed out on the first of ``out`` (a lenient parser's items)."""
@@ -442,26 +438,20 @@ class ArgumentCall:
         none, the fragments only aggregated, when ``progress`` is ``None``."""
         out: list[Any] = []
         progress = self.progress
+        push = self.aggregator.push
         if progress is None:
-            self._absorb(fragments)
+            for fragment in fragments:
+                if self.flat:
+                    self._absorb(fragment)
+                else:
+                    push(fragment)
             return out
         make = progress._make
         call_id, name, index, twin = self.id, self.name, self.index, self.twin
-        push = self.aggregator.push
         if self.flat:
+            absorb = self._absorb
             for pair in fragments:
-                path, leaf = pair
-                if path is self._open_path and type(leaf) in STRING_TYPES:
-                    self._open_pieces.append(leaf.text)
-                    out.append(make(call_id, name, path, leaf, None, index, twin))
-                    continue
-                completed = push(pair)
-                if type(leaf) in STRING_TYPES:
-                    self._open_path = path
-                    self._open_pieces = self.aggregator.open_pieces()
-                else:
-                    self._open_path = self._open_pieces = None  # a finished string's pieces are let go
-                out.append(make(call_id, name, path, leaf, completed, index, twin))
+                out.append(make(call_id, name, pair[0], pair[1], absorb(pair), index, twin))
         else:
             for fragment in fragments:
                 path, leaf = flatten(fragment)

@@ -68,7 +68,7 @@ from .events import (
     ToolCallRequest,
 )
 from .jsonform import JsonForm
-from .providers._common import Adapter, WholeCalls, _part, _Run, _tool_call, _whole, call_start, flush
+from .providers._common import Adapter, WholeCalls, _Run, call_start, flush, whole_part
 from .providers.detect import detect_provider
 from .providers.wire import WireDecoder
 from .raw import RawReader, raw_items
@@ -256,7 +256,7 @@ class ToolStreamState:
         call = self.builder.open_call(index, call_id, name) if self._text is None else None
         if call is None:
             out = self.feed(call_start(index, call_id, name))
-            out += self.feed(_part(index, _tool_call(_whole(value)), {}))
+            out += self.feed(whole_part(index, value))
             out += self.feed(flush(index, metadata))
             return out
         out = [_started(call.id, call.name, index)]

@@ -48,8 +48,9 @@ from ..events import (
 )
 
 __all__ = [
-    "Adapter", "ProviderProtocolError", "Slots", "WholeCallAdapter", "WholeCalls", "adrive", "call_arguments", "call_start", "drive",
-    "fields", "finish_reason", "finished", "flush", "get", "get_list", "json_text", "plain", "text_field", "text_part",
+    "Adapter", "ProviderProtocolError", "Slots", "WholeCallAdapter", "WholeCalls", "adrive", "call_arguments",
+    "call_start", "drive", "fields", "finish_reason", "finished", "flush", "get", "get_list", "json_text", "plain",
+    "text_field", "text_part", "whole_part",
 ]
 
 _MISSING = object()
@@ -83,6 +84,11 @@ def call_start(index: int, call_id: str, name: str, metadata: dict[str, Any] | N
 def call_arguments(index: int, text: str) -> Part:
     """``Part(index, ToolCall(ArgumentChunk(text)))``."""
     return _part(index, _tool_call(_chunk(text)), {})
+
+
+def whole_part(index: int, value: Any) -> Part:
+    """``Part(index, ToolCall(WholeArguments(value)))``: arguments sent whole, as their decoded value."""
+    return _part(index, _tool_call(_whole(value)), {})
 
 
 def flush(index: int, metadata: dict[str, Any] | None = None) -> Flush:
@@ -324,7 +330,7 @@ class Adapter:
         text, or for the fused pipeline, when the value allows, ``WholeArguments(value)`` (the call reads
         the value's fragments from the value: no text written and parsed back)."""
         if self.whole_values and _walkable(value):
-            return _part(index, _tool_call(_whole(value)), {})
+            return whole_part(index, value)
         return call_arguments(index, json_text(value))
 
     def feed(self, item: Any) -> list[Event]:
