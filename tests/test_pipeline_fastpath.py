@@ -772,6 +772,155 @@ def test_a_repeated_id_among_whole_calls_fails_the_stream_as_the_general_way_doe
         assert sum(type(x).__name__ == "ToolCallFinished" for x in got) == 2
 
 
+# -- Vertex AI: string pieces of streamed arguments (partialArgs), by the chunk test --------------------------
+
+
+def vertex_piece(path: Any, value: Any, more: Any, rng: random.Random) -> dict[str, Any]:
+    """One ``partialArgs`` entry, now and then in the SDK's snake_case names or of another kind."""
+    snake = rng.random() < 0.05
+    piece: dict[str, Any] = {"json_path" if snake else "jsonPath": path}
+    roll = rng.random()
+    if roll < 0.9:
+        piece["string_value" if snake else "stringValue"] = value
+    elif roll < 0.94:
+        piece["numberValue"] = rng.choice([3, -2.5, 1e300] * 5 + ["7", float("nan")])
+    elif roll < 0.97:
+        piece["boolValue"] = rng.choice([True, False] * 5 + ["yes"])
+    else:
+        piece["nullValue"] = None
+    if more is not None:
+        piece["will_continue" if snake else "willContinue"] = more
+    return piece
+
+
+def vertex_stream(rng: random.Random) -> list[Any]:
+    """Chunks of calls whose arguments stream as Vertex ``partialArgs``: strings continued over many
+    chunks (what the chunk test takes), their closing pieces, values at new paths, paths that go back
+    (the merged fallback), two pieces a chunk, signatures, names and text in the middle of a call,
+    terminators or none, finishes, ids and hostile shapes and types."""
+    items: list[Any] = []
+    response = rng.choice(["r1", "r1", None])
+
+    def chunk(call: Any = None, finish: Any = None, part: Any = None) -> dict[str, Any]:
+        if part is None:
+            part = {"functionCall": call}
+            if rng.random() < 0.04:
+                part[rng.choice(["thoughtSignature", "text"])] = "c2ln"
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [part]}}
+        if finish is not None:
+            candidate[rng.choice(["finishReason"] * 9 + ["finish_reason"])] = finish
+        out: dict[str, Any] = {"candidates": [candidate], "usageMetadata": {"trafficType": "ON_DEMAND"}}
+        if response is not None and rng.random() < 0.95:
+            out[rng.choice(["responseId"] * 19 + ["response_id"])] = response
+        return out
+
+    paths = ["$.content"] * 4 + ["$['content']", "$.path", "$.path", "$.a.b", "$.list[0]", "$.a.c"]
+    hostile = ["$.list[3]", "$", "content", 7, "$.a"]
+    for _ in range(rng.randint(1, 3)):
+        if rng.random() < 0.2:
+            items.append(chunk(part={"text": message_text(rng)}))
+        start: dict[str, Any] = {"name": rng.choice(["fs_create_file"] * 30 + ["", "other", "other"]),
+                                 "willContinue": True}
+        if rng.random() < 0.2:
+            start["id"] = rng.choice(["c1", "c1", "c2", ""] * 5 + [5])
+        items.append(chunk(start))
+        for _ in range(rng.randint(0, 4)):
+            path = rng.choice(paths if rng.random() < 0.95 else hostile)
+            n = rng.randint(1, 9)
+            for k in range(n):
+                value: Any = rng.choice(["ab", "é\"\\", "\n", "", "x" * 5, "\ud800", "🎉"])
+                more: Any = True if k < n - 1 or rng.random() < 0.4 else rng.choice([None, False])
+                roll = rng.random()
+                if roll < 0.03:
+                    more = rng.choice([1, "true", None])
+                elif roll < 0.05:
+                    value = rng.choice([5, None, ["x"]])
+                call: dict[str, Any] = {"partialArgs": [vertex_piece(path, value, more, rng)], "willContinue": True}
+                roll = rng.random()
+                if roll < 0.005:
+                    call["willContinue"] = rng.choice([1, False, None])
+                elif roll < 0.03:
+                    call["name"] = rng.choice(["other", "fs_create_file"])
+                elif roll < 0.07:
+                    call["partialArgs"].append(vertex_piece(rng.choice(paths), "z", True, rng))
+                elif roll < 0.08:
+                    call = {"partial_args": call["partialArgs"], "will_continue": True}
+                elif roll < 0.1:
+                    call["partialArgs"][0][rng.choice(["jsonPath", "extra"])] = rng.choice(["$.other", 5, "$.content"])
+                items.append(chunk(call))
+            if more is True and rng.random() < 0.7:
+                items.append(chunk({"partialArgs": [{"jsonPath": path, "stringValue": ""}], "willContinue": True}))
+        if rng.random() < 0.05:
+            items.append(chunk(part={"text": message_text(rng)}))  # the call cut off
+        if rng.random() < 0.8:
+            items.append(chunk(rng.choice([{}, {}, {"willContinue": False}])))
+    if rng.random() < 0.8:
+        items.append(chunk({}, finish=rng.choice(["STOP", "STOP", "MAX_TOKENS", "SAFETY", ""])))
+    return items
+
+
+def raw_sse(items: list[Any], rng: random.Random) -> list[str]:
+    """``items`` as Gemini's SSE (CRLF line ends), cut into pieces of random sizes."""
+    text = "".join(f"data: {json.dumps(item)}\r\n\r\n" for item in items)
+    pieces, at = [], 0
+    while at < len(text):
+        n = rng.choice([1, 7, 50, 400, 5000])
+        pieces.append(text[at:at + n])
+        at += n
+    return pieces
+
+
+@pytest.mark.parametrize("options", ["", "tools", "text_tool_calls", "lenient"])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), mutated=st.booleans())
+def test_vertex_string_pieces_by_the_chunk_test_give_the_generic_items(options: str, seed: int,
+                                                                       mutated: bool) -> None:
+    """Streamed Vertex arguments through ``GeminiAdapter.chunk`` (and, from raw SSE, its templates) give
+    the general way's items and errors: hostile paths, kinds, flags and shapes, with a schema, calls
+    written in text or the lenient parser."""
+    from argstream.providers import gemini
+
+    rng = random.Random(seed)
+    items = vertex_stream(rng)
+    if mutated:
+        items = mutate(items, rng)
+    expected = outcome(items, gemini.to_events, **whole_options(options))
+    assert outcome(items, gemini, **whole_options(options)) == expected
+    raw = outcome(raw_sse(items, rng), gemini, **whole_options(options))
+    if expected and expected[-1][0] == "raised":  # the same items, then an error of the same type
+        assert raw[:-1] == expected[:-1] and raw[-1][:2] == expected[-1][:2]
+    else:
+        assert raw == expected
+
+
+def test_vertex_string_pieces_skip_the_adapters_feed() -> None:
+    """A string's continuing pieces never reach the adapter's ``feed``: its first piece, its closing
+    piece, the call's start and end and the finish do."""
+    from argstream.providers import gemini
+
+    content = ["def f():\n", "    return \"é\"\n", "🎉", "\\"]
+
+    def chunk(call: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"functionCall": call}]}}
+        if finish:
+            candidate["finishReason"] = finish
+        return {"candidates": [candidate], "usageMetadata": {"trafficType": "ON_DEMAND"}, "responseId": "r1"}
+
+    items = [chunk({"name": "fs_create_file", "willContinue": True}),
+             chunk({"partialArgs": [{"jsonPath": "$.path", "stringValue": "src/a.py"}], "willContinue": True})]
+    items += [chunk({"partialArgs": [{"jsonPath": "$.content", "stringValue": piece, "willContinue": True}],
+                     "willContinue": True}) for piece in content]
+    items += [chunk({"partialArgs": [{"jsonPath": "$.content", "stringValue": ""}], "willContinue": True}),
+              chunk({}), chunk({}, "STOP")]
+    adapter = gemini.adapter().for_item(items[0])
+    adapter.whole_values = True
+    out, generic = fed_counting(adapter, items)
+    assert generic == len(items) - (len(content) - 1)  # all but the pieces that continue the open string
+    finished = [x for x in out if type(x) is ToolCallFinished]
+    assert [x.arguments for x in finished] == [{"path": "src/a.py", "content": "".join(content)}]
+    assert [canon(x) for x in out] == outcome(items, gemini.to_events)
+
+
 @pytest.mark.parametrize("first", [5, [1], 2.5])
 def test_a_gemini_stream_whose_first_item_cannot_be_read_fails_at_it(first: Any) -> None:
     """The fused pipeline picks Gemini's adapter from the first item before feeding it (``for_item``); an

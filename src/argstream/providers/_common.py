@@ -38,6 +38,7 @@ applies the uniform reason rules.
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring as _encode_string
 from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
 from typing import Any, Union
 
@@ -258,8 +259,10 @@ def json_text(value: Any) -> str:
 
 
 def json_string_body(text: str) -> str:
-    """``text`` as the inside of a JSON string literal (quotes stripped), for streaming a string piecewise."""
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    """``text`` as the inside of a JSON string literal (quotes stripped), for streaming a string piecewise:
+    what ``json.dumps(text, ensure_ascii=False)`` writes, from its string encoder, without the encoder
+    object ``dumps`` builds on every call with that option."""
+    return _encode_string(text)[1:-1]
 
 
 def finish_reason(reason: FinishReason | None, client_tool_calls: bool) -> FinishReason:

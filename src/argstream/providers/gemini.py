@@ -35,7 +35,9 @@ gives alternative answers, not parallel output; the others are ignored):
   value of the wrong type for its kind is a protocol error:
   :class:`~argstream.providers.ProviderProtocolError`, after ``Finished(ERROR)``. So the work
   and memory of each piece are bounded by its own size (a 150-byte ``$.a[10000000]`` is refused
-  at once instead of writing ten million ``null``).
+  at once instead of writing ten million ``null``). A chunk whose one piece only continues the
+  string still open (a long ``content`` streams as hundreds of them) is read by the fused pipeline's
+  fast test (:meth:`GeminiAdapter.chunk`), straight into the call's parser: the same items.
 - Calls without an ``id`` get a deterministic one: ``"<responseId>-call-<n>"`` (``n`` counts the
   stream's calls from 0; ``"gemini-call-<n>"`` without a ``responseId``), with
   ``{"id_generated": True}`` in the ``Flush`` metadata: the Gemini API matches function
@@ -274,6 +276,11 @@ class PartialArgsWriter:
 
     # text ----------------------------------------------------------------------------
 
+    def continues(self, path: tuple) -> bool:
+        """Whether a string piece at ``path`` with more to follow only continues the string still open
+        (in the text and in the merged tree): ``feed`` then adds its escaped value and nothing else."""
+        return self._late is None and self._string == path and self._merged_string == path
+
     def feed(self, path: tuple, value: Any, kind: str, will_continue: bool = False) -> str:
         """The JSON text that one piece adds (possibly empty)."""
         self._merge(path, kind, value, will_continue)
@@ -449,9 +456,13 @@ def _piece(arg: Any) -> tuple[Any, str] | None:
 class GeminiAdapter(WholeCallAdapter):
     """State for one ``generateContent`` stream (see the module doc)."""
 
+    #: where a piece that continues the open string holds its text (``chunk``), for raw input's templates
+    TEXT_PATH = ("candidates", 0, "content", "parts", 0, "functionCall", "partialArgs", 0, "stringValue")
+
     def __init__(self) -> None:
         super().__init__()
         self._call: tuple[int, PartialArgsWriter] | None = None  # the streamed call still open
+        self._piece_path: tuple[str | None, tuple] = (None, ())  # the last jsonPath ``chunk`` read, parsed
         self._response_id: str | None = None
         self._call_meta: dict[int, dict[str, Any]] = {}  # Flush metadata of the streamed call
         self._finished = False  # the last events ended with Finished (a repeated finishReason adds none)
@@ -504,6 +515,52 @@ class GeminiAdapter(WholeCallAdapter):
             out.append(finished(self._reason(reason), meta))
             self._response_calls = False
         return out
+
+    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
+        """``(index, argument text)`` of a chunk (a wire dict) that only continues the string the open
+        streamed call is writing (Vertex ``partialArgs``): one candidate, no finish, one part, a
+        ``functionCall`` of ``partialArgs`` and ``willContinue: true`` alone, its one piece a non-empty
+        ``stringValue`` at the open string's ``jsonPath`` with ``willContinue: true``; else ``None`` and
+        nothing changed. A hit does what ``feed`` does with such a chunk: the piece is written (and
+        kept in the merged tree), and the response is no longer finished. ``text`` stands for the
+        piece's value (raw input read by template). Never raises: anything else is the general way's."""
+        open_call = self._call
+        if open_call is None or type(item) is not dict:
+            return None
+        candidates = item.get("candidates")
+        candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
+        if type(candidate) is not dict or "finishReason" in candidate or "finish_reason" in candidate:
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        part = parts[0] if type(parts) is list and len(parts) == 1 else None
+        call = part.get("functionCall") if type(part) is dict and len(part) == 1 else None
+        if type(call) is not dict or len(call) != 2 or call.get("willContinue") is not True:
+            return None
+        pieces = call.get("partialArgs")
+        piece = pieces[0] if type(pieces) is list and len(pieces) == 1 else None
+        if type(piece) is not dict or len(piece) != 3 or piece.get("willContinue") is not True:
+            return None
+        value = piece.get("stringValue")
+        path = piece.get("jsonPath")
+        if text is not None:
+            value = text if type(value) is str else None
+        if type(value) is not str or not value or type(path) is not str:
+            return None
+        if self._response_id is None and ("responseId" in item or "response_id" in item):
+            return None  # the general way reads it
+        if path != self._piece_path[0]:
+            try:
+                steps = parse_json_path(path)
+            except ProviderProtocolError:
+                return None
+            self._piece_path = (path, steps)
+        steps = self._piece_path[1]
+        writer = open_call[1]
+        if not writer.continues(steps):
+            return None
+        self._finished = False
+        return open_call[0], writer.feed(steps, value, "string", True)
 
     def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
         """``(index, text, reasoning)`` of a chunk whose one candidate holds one text part (a thought:
