@@ -859,9 +859,17 @@ def vertex_stream(rng: random.Random) -> list[Any]:
     return items
 
 
-def raw_sse(items: list[Any], rng: random.Random) -> list[str]:
-    """``items`` as Gemini's SSE (CRLF line ends), cut into pieces of random sizes."""
-    text = "".join(f"data: {json.dumps(item)}\r\n\r\n" for item in items)
+def raw_sse(items: list[Any], rng: random.Random, faults: bool) -> list[str]:
+    """``items`` as Gemini's SSE (CRLF line ends), cut into pieces of random sizes; with ``faults``,
+    other line ends among them (an LF, a lone CR, a CR in an event's JSON), which the compiled lane
+    must leave to the decoder."""
+    ends = ["\r\n\r\n"] * 20 + ["\r\n\n", "\n\n", "\n\r\n", "\r\r", "\r\n\r\r\n"] * faults
+    lines = [json.dumps(item) for item in items]
+    if lines and faults:
+        n = rng.randrange(len(lines))
+        at = rng.randint(0, len(lines[n]))
+        lines[n] = lines[n][:at] + rng.choice(["\r", "\n", "\r\n", " \r "]) + lines[n][at:]
+    text = "".join(f"data: {line}{rng.choice(ends)}" for line in lines)
     pieces, at = [], 0
     while at < len(text):
         n = rng.choice([1, 7, 50, 400, 5000])
@@ -872,13 +880,16 @@ def raw_sse(items: list[Any], rng: random.Random) -> list[str]:
 
 @pytest.mark.parametrize("options", ["", "tools", "text_tool_calls", "lenient"])
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2**32), mutated=st.booleans())
-def test_vertex_string_pieces_by_the_chunk_test_give_the_generic_items(options: str, seed: int,
-                                                                       mutated: bool) -> None:
-    """Streamed Vertex arguments through ``GeminiAdapter.chunk`` (and, from raw SSE, its templates) give
-    the general way's items and errors: hostile paths, kinds, flags and shapes, with a schema, calls
-    written in text or the lenient parser."""
+@given(seed=st.integers(0, 2**32), mutated=st.booleans(), faults=st.booleans())
+def test_vertex_string_pieces_by_the_chunk_test_give_the_generic_items(options: str, seed: int, mutated: bool,
+                                                                       faults: bool,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Streamed Vertex arguments through ``GeminiAdapter.chunk`` give the general way's items and errors
+    (hostile paths, kinds, flags and shapes, with a schema, calls written in text or the lenient
+    parser); so does their raw SSE, read by template (in C, the lane's CRLF events), against the pure
+    decoder when its line ends are odd."""
     from argstream.providers import gemini
+    from argstream.raw import RawReader
 
     rng = random.Random(seed)
     items = vertex_stream(rng)
@@ -886,7 +897,13 @@ def test_vertex_string_pieces_by_the_chunk_test_give_the_generic_items(options: 
         items = mutate(items, rng)
     expected = outcome(items, gemini.to_events, **whole_options(options))
     assert outcome(items, gemini, **whole_options(options)) == expected
-    raw = outcome(raw_sse(items, rng), gemini, **whole_options(options))
+    pieces = raw_sse(items, rng, faults)
+    raw = outcome(pieces, gemini, **whole_options(options))
+    with monkeypatch.context() as patch:
+        patch.setattr(RawReader, "lane", None)  # every event by the pure decoder
+        assert outcome(pieces, gemini, **whole_options(options)) == raw
+    if faults:
+        return
     if expected and expected[-1][0] == "raised":  # the same items, then an error of the same type
         assert raw[:-1] == expected[:-1] and raw[-1][:2] == expected[-1][:2]
     else:

@@ -5,10 +5,10 @@ the loop that gives a raw stream's items (``iter_tool_stream`` / ``aiter_tool_st
 
 The lane is an optimisation of ``RawReader`` and nothing more: from a position where the decoder
 holds no unfinished line and no event, it reads whole events of the form ``[event: ...\\n]data:
-TEXT\\n\\n`` whose ``TEXT`` fits a learned template and that the adapter takes as a delta, feeds
-each to the pipeline, and stops at the first event it cannot read so, where the decoder (the pure
-path, identical by construction) goes on. It never raises for the input: anything unusual stops
-it.
+TEXT\\n\\n`` (or with CRLF line ends, ``data: TEXT\\r\\n\\r\\n``, as Gemini sends them) whose
+``TEXT`` fits a learned template and that the adapter takes as a delta, feeds each to the pipeline,
+and stops at the first event it cannot read so, where the decoder (the pure path, identical by
+construction) goes on. It never raises for the input: anything unusual stops it.
 """
 
 cimport cython
@@ -268,7 +268,7 @@ cdef class SSELane:
         the lines read are in ``lines``. (The list is the first event's own, most chunks' only one.)"""
         cdef Py_ssize_t n = len(text)
         cdef Py_ssize_t pos = at[0]
-        cdef Py_ssize_t nl, start, skipped
+        cdef Py_ssize_t nl, start, skipped, end, after
         cdef object fit, hit, slot, template, items
         cdef list out = None
         cdef FastTest fast
@@ -286,11 +286,19 @@ cdef class SSELane:
             if not same_at(text, start, n, u"data: "):
                 break
             nl = text.find(u"\n", start)
-            if nl < 0 or nl + 1 >= n or text[nl + 1] != u"\n" or nl - start > self.max_event:
+            if nl < 0 or nl - start > self.max_event:
                 break  # (a line longer than max_event: the pure path raises)
+            if nl > start and text[nl - 1] == u"\r":  # CRLF line ends (Gemini's SSE): the blank line's too
+                if nl + 2 >= n or text[nl + 1] != u"\r" or text[nl + 2] != u"\n":
+                    break
+                end, after = nl - 1, nl + 3
+            elif nl + 1 >= n or text[nl + 1] != u"\n":
+                break
+            else:
+                end, after = nl, nl + 2
             fit = None
-            for template in self.templates:
-                fit = (<EventTemplate>template).read(text, start + 6, nl)
+            for template in self.templates:  # (no template reads a CR or an LF: a stray one is no fit)
+                fit = (<EventTemplate>template).read(text, start + 6, end)
                 if fit is not None:
                     break
             if fit is None:
@@ -339,7 +347,7 @@ cdef class SSELane:
             else:
                 out += items
             self.lines += 3 if skipped else 2
-            pos = nl + 2
+            pos = after
             at[0] = pos
         self.kept = None
         return [] if out is None else out

@@ -86,8 +86,9 @@ class RawReader(WireDecoder):
         return out
 
     def _feed_text(self, text: str, out: list[Any]) -> list[Any]:
-        if self.lane is None or self._cr or self._sse is False or "\r" in text or "\n" not in text:
+        if self.lane is None or self._cr or self._sse is False or "\n" not in text:
             return super()._feed_text(text, out)  # (a piece of a long line: no event end to look for)
+        blank = "\r\n\r\n" if "\r" in text else "\n\n"  # (the end of an event: CRLF line ends are Gemini's)
         pos, size = 0, len(text)
         while pos < size and not self.over:
             lane = self._lane
@@ -97,8 +98,8 @@ class RawReader(WireDecoder):
                 if pos >= size:
                     break
             # the pure path reads through the end of the event the lane did not (or could not yet) read
-            end = text.find("\n\n", pos)
-            end = size if end < 0 else end + 2
+            end = text.find(blank, pos)
+            end = size if end < 0 else end + len(blank)
             super()._feed_text(text[pos:end], out)
             pos = end
         return out
