@@ -38,8 +38,8 @@ applies the uniform reason rules.
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring as _encode_string
 from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
+from json.encoder import encode_basestring as _encode_string
 from typing import Any, Union
 
 from .. import _backend
