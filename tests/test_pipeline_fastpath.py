@@ -815,7 +815,8 @@ def vertex_stream(rng: random.Random) -> list[Any]:
         return out
 
     paths = ["$.content"] * 4 + ["$['content']", "$.path", "$.path", "$.a.b", "$.list[0]", "$.a.c"]
-    hostile = ["$.list[3]", "$", "content", 7, "$.a"]
+    hostile = ["$.list[3]", "$", "content", 7, "$.a", "$..content", "$.content[0]", "$['content", "$.a[99999999]",
+               "$." + ".".join(["d"] * 80)]
     for _ in range(rng.randint(1, 3)):
         if rng.random() < 0.2:
             items.append(chunk(part={"text": message_text(rng)}))
