@@ -273,6 +273,8 @@ cdef class SSELane:
         cdef list out = None
         cdef FastTest fast
         cdef EventTemplate learned
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void* src = PyUnicode_DATA(text)
         self.lines = 0
         self.kept = None
         while pos < n:
@@ -288,11 +290,12 @@ cdef class SSELane:
             nl = text.find(u"\n", start)
             if nl < 0 or nl - start > self.max_event:
                 break  # (a line longer than max_event: the pure path raises)
-            if nl > start and text[nl - 1] == u"\r":  # CRLF line ends (Gemini's SSE): the blank line's too
-                if nl + 2 >= n or text[nl + 1] != u"\r" or text[nl + 2] != u"\n":
+            # CRLF line ends (Gemini's SSE): the blank line's too; 13 is CR, 10 LF
+            if nl > start and PyUnicode_READ(kind, src, nl - 1) == 13:
+                if nl + 2 >= n or PyUnicode_READ(kind, src, nl + 1) != 13 or PyUnicode_READ(kind, src, nl + 2) != 10:
                     break
                 end, after = nl - 1, nl + 3
-            elif nl + 1 >= n or text[nl + 1] != u"\n":
+            elif nl + 1 >= n or PyUnicode_READ(kind, src, nl + 1) != 10:
                 break
             else:
                 end, after = nl, nl + 2
