@@ -12,6 +12,7 @@ the difference over ``REPS`` times the stream's deltas is what one more delta co
 
     python benchmarks/instructions.py                                  # the default table
     python benchmarks/instructions.py anthropic,openai_chat parser,wire-dicts 20K
+    python benchmarks/instructions.py vertex parser,wire-dicts,raw-sse 2K   # bench_vertex.py's cases, per piece
 """
 
 from __future__ import annotations
@@ -32,9 +33,14 @@ CASES = ("parser", "json.loads-floor", "raw-sse", "wire-dicts", "wire-dicts+tool
 def _child(provider: str, size: str, impl: str, calls: int) -> None:
     """Run the case ``calls`` times (in the valgrind child)."""
     sys.path.insert(0, str(HERE))
-    import bench_events
+    if provider == "vertex":
+        import bench_vertex
 
-    fn, arg, _ = bench_events.event_case(provider, size, impl)
+        fn, arg = bench_vertex.prepare(size, impl)
+    else:
+        import bench_events
+
+        fn, arg, _ = bench_events.event_case(provider, size, impl)
     for _ in range(calls):
         fn(arg)
 
@@ -53,11 +59,13 @@ def instructions(provider: str, size: str, impl: str, calls: int) -> int:
 
 def per_delta(provider: str, size: str, impl: str) -> float:
     sys.path.insert(0, str(HERE))
+    from bench_vertex import vertex_stream
     from wire_data import wire_stream
 
     once = instructions(provider, size, impl, 1)
     more = instructions(provider, size, impl, 1 + REPS)
-    return (more - once) / (REPS * wire_stream(provider, size).n_deltas)
+    deltas = len(vertex_stream(size)[1]) if provider == "vertex" else wire_stream(provider, size).n_deltas
+    return (more - once) / (REPS * deltas)
 
 
 def main(argv: list[str]) -> int:

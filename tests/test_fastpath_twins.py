@@ -5,6 +5,7 @@ or none when they decline."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from types import SimpleNamespace
 from typing import Any
 
@@ -651,4 +652,142 @@ def test_a_key_that_empties_the_anthropic_item_mid_read_is_no_crash(level: str) 
             delta[_Emptying("partial_json")] = _fresh("{\"a\"")
         adapter = _anthropic(base, {1: anthropic._TOOL}, False)
         outcomes.append(_emptied(adapter, event, [event, delta]))
+    assert outcomes[0] == outcomes[1]
+
+
+def _piece(value: Any = "ab", path: Any = "$.content", flag: Any = True) -> dict:
+    """A Vertex chunk of one ``partialArgs`` piece (``value`` at ``path``, ``willContinue: flag``)."""
+    piece = {"jsonPath": path, "stringValue": value, "willContinue": flag}
+    return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {
+        "partialArgs": [piece], "willContinue": True}}]}}], "usageMetadata": {}, "responseId": "r1"}
+
+
+GEMINI_VALUES = st.one_of(VALUES, st.sampled_from(["$.content", "$.path", "a\"b\n\\", "é\U0001f600", "</x>"]))
+GEMINI_PIECES = st.fixed_dictionaries({}, optional={
+    "jsonPath": st.sampled_from(["$.content", "$.path", "$", 1, None]), "stringValue": GEMINI_VALUES,
+    "willContinue": st.sampled_from([True, False, 1, None]), "numberValue": st.just(1)})
+
+
+def gemini_items() -> st.SearchStrategy:
+    """Vertex chunks: the dominant one (a piece that continues ``$.content``) with any one level changed,
+    and chunks of random fields."""
+    call = st.fixed_dictionaries({}, optional={"partialArgs": st.one_of(st.lists(GEMINI_PIECES, max_size=2), VALUES),
+                                               "willContinue": st.sampled_from([True, False, "true"]),
+                                               "name": st.just("f")})
+    part = st.fixed_dictionaries({}, optional={"functionCall": st.one_of(call, VALUES),
+                                               "thoughtSignature": st.just("s"), "text": st.just("t")})
+    content = st.fixed_dictionaries({}, optional={"role": st.just("model"),
+                                                  "parts": st.one_of(st.lists(part, max_size=2), VALUES)})
+    candidate = st.fixed_dictionaries({}, optional={"content": st.one_of(content, VALUES), "index": st.just(0),
+                                                    "finishReason": st.sampled_from(["STOP", None]),
+                                                    "finish_reason": st.sampled_from(["STOP", None])})
+    random = st.fixed_dictionaries({}, optional={"candidates": st.one_of(st.lists(candidate, max_size=2), VALUES),
+                                                 "responseId": st.sampled_from(["r1", None, ""]),
+                                                 "response_id": st.just("r1"), "usageMetadata": st.just({})})
+
+    @st.composite
+    def changed(draw: Any) -> Any:
+        item = _piece(draw(st.one_of(st.text(min_size=1, max_size=4), GEMINI_VALUES)),
+                      draw(st.sampled_from(["$.content", "$.content", "$.content", "$.path", 7])),
+                      draw(st.sampled_from([True, True, True, False, 1])))
+        candidate = item["candidates"][0]
+        call = candidate["content"]["parts"][0]["functionCall"]
+        levels = [item, candidate, candidate["content"], candidate["content"]["parts"][0], call, call["partialArgs"][0]]
+        level = draw(st.integers(0, len(levels) - 1))
+        how = draw(st.sampled_from([0, 0, 0, 0, 0, 1, 2, 3, 4, 5]))  # half of them unchanged
+        target = levels[level]
+        if how == 1:
+            target[draw(st.sampled_from(["finishReason", "finish_reason", "extra", "name", "response_id"]))] = "x"
+        elif how == 2 and target:
+            del target[draw(st.sampled_from(sorted(target)))]
+        elif how == 3:
+            levels[level - 1 if level else 0].clear()
+        elif how == 4:
+            keyed = {_Key(k): v for k, v in target.items()}
+            target.clear()
+            target.update(keyed)
+        elif how == 5:
+            target.update({**_NEAR, 1: 2})
+        return item
+
+    return st.one_of(changed(), changed(), changed(), random, VALUES)
+
+
+class _Sinks:
+    """What the adapter's ``_open_string`` finds: ``$.content`` open at index 7 (when ``open``), each
+    path asked for recorded."""
+
+    def __init__(self, open_: bool) -> None:
+        self.open, self.pieces, self.asked = open_, ["first"], []
+
+    def __call__(self, path: str) -> Any:
+        self.asked.append(path)
+        return (path, 7, self.pieces) if self.open and path == "$.content" else None
+
+
+def _gemini(base: type, sinks: _Sinks, call: bool, response: Any, finished: bool, kept: bool) -> Any:
+    class Adapter(base):  # type: ignore[misc, valid-type]
+        def _open_string(self, path: str) -> Any:
+            return sinks(path)
+
+    adapter = Adapter()
+    adapter._call = (7, "writer") if call else None
+    adapter._response_id, adapter._finished = response, finished
+    adapter._sink = ("$.content", 7, sinks.pieces) if kept and sinks.open else None
+    return adapter
+
+
+@given(items=st.lists(st.tuples(gemini_items(), st.one_of(st.none(), st.sampled_from(["zz", "", "q\"\n"]))),
+                      min_size=1, max_size=3),
+       call=st.booleans(), response=st.sampled_from([None, "r1"]), finished=st.booleans(), open_=st.booleans(),
+       kept=st.booleans())
+def test_gemini_fast_tests_agree(items: list, call: bool, response: Any, finished: bool, open_: bool,
+                                 kept: bool) -> None:
+    """On a run of Vertex chunks: the same answers, the same pieces appended to the open string, the
+    same paths asked of the adapter, the same ``_finished`` and ``_sink`` after each."""
+    seen = []
+    for base in (_backend.fastpath_c.GeminiFast, _fastpath_py.GeminiFast):
+        sinks = _Sinks(open_)
+        adapter = _gemini(base, sinks, call, response, finished, kept)
+        run = []
+        for item, text in items:
+            got = adapter.chunk(item) if text is None else adapter.chunk(item, text=text)
+            run.append((got, list(sinks.pieces), list(sinks.asked), adapter._finished, adapter._sink))
+        seen.append(run)
+    assert seen[0] == seen[1]
+    for got, pieces, _, _, _ in seen[0]:
+        if got is not None:
+            index, text = got
+            assert index == 7 and text == json.dumps(pieces[-1], ensure_ascii=False)[1:-1]
+
+
+def test_gemini_fast_test_takes_a_continued_piece() -> None:
+    for base in (_backend.fastpath_c.GeminiFast, _fastpath_py.GeminiFast):
+        sinks = _Sinks(True)
+        adapter = _gemini(base, sinks, True, "r1", True, False)
+        assert adapter.chunk(_piece("a\"b")) == (7, 'a\\"b')  # escaped as the argument text has it
+        assert adapter.chunk(_piece("c")) == (7, "c") and sinks.asked == ["$.content"]  # the sink is kept
+        assert sinks.pieces == ["first", "a\"b", "c"] and adapter._finished is False
+        assert adapter.chunk(_piece("d"), text="e\n") == (7, "e\\n") and sinks.pieces[-1] == "e\n"
+        assert adapter.chunk(_piece("d", "$.path")) is None and sinks.asked == ["$.content", "$.path"]
+        assert adapter.chunk(_piece("d", flag=False)) is None  # the closing piece: the general way's
+        unread = _gemini(base, _Sinks(True), True, None, False, True)
+        assert unread.chunk(_piece()) is None  # a response id not read yet: the general way reads it
+        assert unread.chunk({k: v for k, v in _piece().items() if k != "responseId"}) == (7, "ab")
+
+
+@pytest.mark.parametrize("level", ["chunk", "candidate", "call", "piece"])
+def test_a_key_that_empties_the_gemini_item_mid_read_is_no_crash(level: str) -> None:
+    outcomes = []
+    for base in (_backend.fastpath_c.GeminiFast, _fastpath_py.GeminiFast):
+        item = _piece(_fresh("abc"), _fresh("$.content"))
+        candidate = item["candidates"][0]
+        call = candidate["content"]["parts"][0]["functionCall"]
+        piece = call["partialArgs"][0]
+        where, name = {"chunk": (item, "candidates"), "candidate": (candidate, "content"),
+                       "call": (call, "partialArgs"), "piece": (piece, "jsonPath")}[level]
+        where[_Emptying(name)] = where.pop(name)
+        sinks = _Sinks(True)
+        adapter = _gemini(base, sinks, True, "r1", False, False)
+        outcomes.append((_emptied(adapter, item, [item, candidate, call, piece]), list(sinks.pieces)))
     assert outcomes[0] == outcomes[1]

@@ -137,13 +137,14 @@ raw_c: ModuleType | None = importlib.import_module(f"{__package__}._raw") if cor
 #: compact JSON text of a plain argument value in C (``_encode.compact``), or ``None`` (``json.dumps`` only)
 encode_c: ModuleType | None = importlib.import_module(f"{__package__}._encode") if core is not None else None
 
-#: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat, Responses, LangChain, pydantic-ai
-#: and Agents SDK adapters
+#: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat, Responses, Gemini, LangChain,
+#: pydantic-ai and Agents SDK adapters
 from . import _fastpath_py  # noqa: E402
 
 fastpath_c: ModuleType | None = importlib.import_module(f"{__package__}._fastpath") if core is not None else None
 if TYPE_CHECKING:
-    from ._fastpath_py import AgentsFast, AnthropicFast, ChatFast, LangChainFast, PydanticAIFast, ResponsesFast
+    from ._fastpath_py import (AgentsFast, AnthropicFast, ChatFast, GeminiFast, LangChainFast, PydanticAIFast,
+                               ResponsesFast)
 else:
     AnthropicFast = fastpath_c.AnthropicFast if fastpath_c is not None else _fastpath_py.AnthropicFast
     ChatFast = fastpath_c.ChatFast if fastpath_c is not None else _fastpath_py.ChatFast
@@ -151,6 +152,7 @@ else:
     LangChainFast = fastpath_c.LangChainFast if fastpath_c is not None else _fastpath_py.LangChainFast
     PydanticAIFast = fastpath_c.PydanticAIFast if fastpath_c is not None else _fastpath_py.PydanticAIFast
     AgentsFast = fastpath_c.AgentsFast if fastpath_c is not None else _fastpath_py.AgentsFast
+    GeminiFast = fastpath_c.GeminiFast if fastpath_c is not None else _fastpath_py.GeminiFast
 
 #: whether arguments a provider sent whole can reach the call as their decoded value (``events.WholeArguments``)
 walkable: Any = calls_c.walkable if calls_c is not None else _calls_py.walkable

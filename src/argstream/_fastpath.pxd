@@ -72,6 +72,19 @@ cdef class ChatFast(FastTest):
     cdef object resolve(self, object number, object index, object call_id, object name)
 
 
+cdef class GeminiFast(FastTest):
+    cdef public object _call
+    cdef public object _response_id
+    cdef public bint _finished
+    cdef public object _sink
+
+    cdef object _s_value  # what ``shape`` found: the piece's value and path
+    cdef object _s_path
+
+    cdef object read(self, object item, object text)
+    cdef bint shape(self, dict item) except -1
+
+
 cdef class LangChainFast(FastTest):
     cdef public bint _finished
     cdef public bint _finish_on_last

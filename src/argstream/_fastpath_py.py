@@ -9,9 +9,11 @@ argument text (an event read by a template, see ``providers.templates``).
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
-__all__ = ["AgentsFast", "AnthropicFast", "ChatFast", "LangChainFast", "PydanticAIFast", "ResponsesFast", "fields"]
+__all__ = ["AgentsFast", "AnthropicFast", "ChatFast", "GeminiFast", "LangChainFast", "PydanticAIFast", "ResponsesFast",
+           "fields"]
 
 #: what a text test's answer holds (its third member): message text, reasoning, structured output text
 MESSAGE_TEXT, REASONING_TEXT, STRUCTURED_TEXT = 0, 1, 2
@@ -418,3 +420,64 @@ class AgentsFast:
         data = d.get("data")
         inner = _as_dict(data)
         return self._responses.chunk(data, inner is not None and inner.get("item_id") == _PLACEHOLDER)
+
+
+class GeminiFast:
+    """The state ``chunk`` reads: the streamed call still open (``(index, writer)``), the response id,
+    whether the response finished, and ``_sink``: the string a run of Vertex ``partialArgs`` pieces
+    continues, as ``(jsonPath, index, pieces)`` (``pieces`` the writer's own list of the string's
+    values), valid until the adapter's general way runs (``feed`` sets it to ``None``); the adapter's
+    ``_open_string(path)`` finds it."""
+
+    __slots__ = ()
+    _call: Any
+    _response_id: Any
+    _finished: Any = False  # a bool, typed ``Any`` as ``ChatFast._clean_end`` is (the subclass holds it)
+    _sink: Any = None
+
+    def _open_string(self, path: str) -> tuple[str, int, list[str]] | None:
+        raise NotImplementedError
+
+    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
+        """``(index, argument text)`` of a chunk (a wire dict) that only continues the string the open
+        streamed call is writing: one candidate, no finish, one part, a ``functionCall`` of
+        ``partialArgs`` and ``willContinue: true`` alone, its one piece a non-empty ``stringValue`` at the
+        open string's ``jsonPath`` with ``willContinue: true``; else ``None`` and nothing changed. A hit
+        does what ``feed`` does with such a chunk: the value joins the string's pieces, and the response
+        is no longer finished. ``text`` stands for the piece's value (raw input read by template)."""
+        if self._call is None or type(item) is not dict:
+            return None
+        candidates = item.get("candidates")
+        candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
+        if type(candidate) is not dict or "finishReason" in candidate or "finish_reason" in candidate:
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        part = parts[0] if type(parts) is list and len(parts) == 1 else None
+        call = part.get("functionCall") if type(part) is dict and len(part) == 1 else None
+        if type(call) is not dict or len(call) != 2 or call.get("willContinue") is not True:
+            return None
+        pieces = call.get("partialArgs")
+        piece = pieces[0] if type(pieces) is list and len(pieces) == 1 else None
+        if type(piece) is not dict or len(piece) != 3 or piece.get("willContinue") is not True:
+            return None
+        value = piece.get("stringValue")
+        path = piece.get("jsonPath")
+        if text is not None:
+            value = text if type(value) is str else None
+        if type(value) is not str or not value or type(path) is not str:
+            return None
+        if self._response_id is None and ("responseId" in item or "response_id" in item):
+            return None  # the general way reads it
+        sink = self._sink
+        if sink is None or sink[0] != path:
+            sink = self._open_string(path)
+            if sink is None:
+                return None
+            self._sink = sink
+        pieces = sink[2]
+        if not isinstance(pieces, list):
+            raise TypeError(f"_open_string() gave {type(pieces).__name__} pieces, not a list")
+        self._finished = False
+        list.append(pieces, value)  # the writer's list is a subclass: its own ``append``, were there one, is not asked
+        return sink[1], _encode_string(value)[1:-1]

@@ -66,6 +66,7 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
+from .._backend import GeminiFast
 from ..builder import TOOL_MAX_DEPTH
 from ..events import (
     ArgumentChunk,
@@ -276,10 +277,13 @@ class PartialArgsWriter:
 
     # text ----------------------------------------------------------------------------
 
-    def continues(self, path: tuple) -> bool:
-        """Whether a string piece at ``path`` with more to follow only continues the string still open
-        (in the text and in the merged tree): ``feed`` then adds its escaped value and nothing else."""
-        return self._late is None and self._string == path and self._merged_string == path
+    def continuation(self, path: tuple) -> list[str] | None:
+        """The values of the string still open at ``path`` (in the text and in the merged tree) when a
+        string piece there with more to follow only continues it: ``feed`` then appends its value to
+        this list and adds its escaped text, nothing else. Else ``None``."""
+        if self._late is None and self._string == path and self._merged_string == path:
+            return self._lookup(path)
+        return None
 
     def feed(self, path: tuple, value: Any, kind: str, will_continue: bool = False) -> str:
         """The JSON text that one piece adds (possibly empty)."""
@@ -453,8 +457,14 @@ def _piece(arg: Any) -> tuple[Any, str] | None:
 # -- generateContent ----------------------------------------------------------------------
 
 
-class GeminiAdapter(WholeCallAdapter):
-    """State for one ``generateContent`` stream (see the module doc)."""
+class GeminiAdapter(GeminiFast, WholeCallAdapter):
+    """State for one ``generateContent`` stream (see the module doc).
+
+    ``chunk(item, text=None)``, the test for a Vertex piece that continues the open string, comes from
+    ``GeminiFast`` (``_fastpath``, compiled with the core): ``(index, argument text)`` of a chunk (a
+    wire dict) whose one piece only continues the string the open streamed call is writing, else
+    ``None`` and nothing changed; ``_open_string`` and ``_sink`` are its state.
+    """
 
     #: where a piece that continues the open string holds its text (``chunk``), for raw input's templates
     TEXT_PATH = ("candidates", 0, "content", "parts", 0, "functionCall", "partialArgs", 0, "stringValue")
@@ -462,7 +472,7 @@ class GeminiAdapter(WholeCallAdapter):
     def __init__(self) -> None:
         super().__init__()
         self._call: tuple[int, PartialArgsWriter] | None = None  # the streamed call still open
-        self._piece_path: tuple[str | None, tuple] = (None, ())  # the last jsonPath ``chunk`` read, parsed
+        self._sink = None  # the open string ``chunk`` appends to (``GeminiFast``); the general way drops it
         self._response_id: str | None = None
         self._call_meta: dict[int, dict[str, Any]] = {}  # Flush metadata of the streamed call
         self._finished = False  # the last events ended with Finished (a repeated finishReason adds none)
@@ -484,6 +494,7 @@ class GeminiAdapter(WholeCallAdapter):
 
     def feed(self, item: Any) -> list[Event]:
         """Translate one ``GenerateContentResponse`` chunk."""
+        self._sink = None  # the writer may change below: ``chunk`` looks again
         out: list[Event] = []
         response_id = _field(item, "response_id", "responseId")
         if response_id and self._response_id is None:
@@ -516,51 +527,20 @@ class GeminiAdapter(WholeCallAdapter):
             self._response_calls = False
         return out
 
-    def chunk(self, item: Any, text: str | None = None) -> tuple[int, str] | None:
-        """``(index, argument text)`` of a chunk (a wire dict) that only continues the string the open
-        streamed call is writing (Vertex ``partialArgs``): one candidate, no finish, one part, a
-        ``functionCall`` of ``partialArgs`` and ``willContinue: true`` alone, its one piece a non-empty
-        ``stringValue`` at the open string's ``jsonPath`` with ``willContinue: true``; else ``None`` and
-        nothing changed. A hit does what ``feed`` does with such a chunk: the piece is written (and
-        kept in the merged tree), and the response is no longer finished. ``text`` stands for the
-        piece's value (raw input read by template). Never raises: anything else is the general way's."""
-        open_call = self._call
-        if open_call is None or type(item) is not dict:
+    def _open_string(self, path: str) -> tuple[str, int, list[str]] | None:
+        """``(path, index, pieces)`` when a string piece at jsonPath ``path`` with more to follow only
+        continues the string the open call is writing (``chunk``'s ``_sink``: writing such a piece is
+        appending its value to ``pieces``, the writer's own, and its escaped text to the document); else
+        ``None``. Never raises: a path that does not parse is the general way's."""
+        if self._call is None:
             return None
-        candidates = item.get("candidates")
-        candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
-        if type(candidate) is not dict or "finishReason" in candidate or "finish_reason" in candidate:
+        try:
+            steps = parse_json_path(path)
+        except ProviderProtocolError:
             return None
-        content = candidate.get("content")
-        parts = content.get("parts") if type(content) is dict else None
-        part = parts[0] if type(parts) is list and len(parts) == 1 else None
-        call = part.get("functionCall") if type(part) is dict and len(part) == 1 else None
-        if type(call) is not dict or len(call) != 2 or call.get("willContinue") is not True:
-            return None
-        pieces = call.get("partialArgs")
-        piece = pieces[0] if type(pieces) is list and len(pieces) == 1 else None
-        if type(piece) is not dict or len(piece) != 3 or piece.get("willContinue") is not True:
-            return None
-        value = piece.get("stringValue")
-        path = piece.get("jsonPath")
-        if text is not None:
-            value = text if type(value) is str else None
-        if type(value) is not str or not value or type(path) is not str:
-            return None
-        if self._response_id is None and ("responseId" in item or "response_id" in item):
-            return None  # the general way reads it
-        if path != self._piece_path[0]:
-            try:
-                steps = parse_json_path(path)
-            except ProviderProtocolError:
-                return None
-            self._piece_path = (path, steps)
-        steps = self._piece_path[1]
-        writer = open_call[1]
-        if not writer.continues(steps):
-            return None
-        self._finished = False
-        return open_call[0], writer.feed(steps, value, "string", True)
+        index, writer = self._call
+        pieces = writer.continuation(steps)
+        return None if pieces is None else (path, index, pieces)
 
     def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
         """``(index, text, reasoning)`` of a chunk whose one candidate holds one text part (a thought:
