@@ -544,24 +544,41 @@ class GeminiAdapter(GeminiFast, WholeCallAdapter):
 
     def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
         """``(index, text, reasoning)`` of a chunk whose one candidate holds one text part (a thought:
-        ``reasoning``) that continues the open text run, with no finish, no signature and no call open;
-        else ``None`` and nothing changed. A hit does what ``feed`` does with such a chunk: the
-        response is no longer finished. Never raises: a malformed chunk is the general way's."""
+        ``reasoning``) that continues the open text run or opens the first (no run open), with no
+        finish, no signature and no call open; else ``None`` and nothing changed. A hit does what
+        ``feed`` does with such a chunk: the response id read when none was, the run opened, the
+        response no longer finished. Never raises: a malformed chunk is the general way's."""
         run = self._text
-        if run is None or self._call is not None:
+        if self._call is not None:
             return None
-        if type(item) is dict:  # a wire dict that holds no lone text part: declined in a few lookups
+        if type(item) is dict:  # a wire dict: read with dict lookups, what the reads below find in one
             candidates = item.get("candidates")
             candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
             if type(candidate) is not dict or candidate.get("finishReason") is not None:
                 return None
             content = candidate.get("content")
             parts = content.get("parts") if type(content) is dict else None
-            if type(parts) is not list or len(parts) != 1 or type(parts[0]) is not dict or "text" not in parts[0]:
+            part = parts[0] if type(parts) is list and len(parts) == 1 else None
+            if type(part) is not dict or candidate.get("finish_reason") is not None:
                 return None
+            got = part.get("text")
+            if (type(got) is not str or not got or part.get("functionCall") is not None
+                    or part.get("function_call") is not None):
+                return None
+            try:
+                signature = part.get("thoughtSignature")
+                if signature or (signature is None and part.get("thought_signature")):
+                    return None
+                cls = Reasoning if part.get("thought") else Message
+                response_id = item.get("responseId")
+                if response_id is None:
+                    response_id = item.get("response_id")
+                response_id = response_id or None  # (its truth asked, as ``feed`` asks it)
+            except Exception:  # noqa: BLE001 - the general way raises what it finds
+                return None
+            return self._text_hit(run, cls, response_id, got if text is None else text)
         try:
-            if self._response_id is None and _field(item, "response_id", "responseId"):
-                return None
+            response_id = _field(item, "response_id", "responseId") or None
             candidates = get_list(item, "candidates")
             if len(candidates) != 1:
                 return None
@@ -579,10 +596,20 @@ class GeminiAdapter(GeminiFast, WholeCallAdapter):
             cls = Reasoning if get(part, "thought") else Message
         except Exception:  # noqa: BLE001 - the general way raises what it finds
             return None
-        if run[1] is not cls:
-            return None
+        return self._text_hit(run, cls, response_id, got if text is None else text)
+
+    def _text_hit(self, run: tuple[int, type] | None, cls: type, response_id: Any,
+                  text: str) -> tuple[int, str, bool] | None:
+        """``text_chunk``'s answer for a lone text part of kind ``cls``, the open run being ``run``, in a
+        chunk of ``response_id`` (``None``: none): what ``feed`` does to this adapter with it done."""
+        if run is not None and run[1] is not cls:
+            return None  # another kind of text: the run before it is flushed the general way
+        if response_id is not None and self._response_id is None:
+            self._response_id = response_id
+        if run is None:
+            run = self._text = (self._index(), cls)
         self._finished = False
-        return run[0], got if text is None else text, cls is Reasoning
+        return run[0], text, cls is Reasoning
 
     def call_chunk(self, item: Any) -> WholeCalls | None:
         """The whole calls of a chunk (a wire dict) whose one candidate holds only ``functionCall`` parts,

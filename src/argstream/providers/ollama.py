@@ -92,12 +92,11 @@ class OllamaAdapter(WholeCallAdapter):
 
     def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
         """``(index, text, reasoning)`` of a line whose message holds only content or only thinking
-        (``reasoning``) that continues the open text run, with no error, no call and no ``done``; else
-        ``None`` and nothing changed. A hit does what ``feed`` does with such a line. Never raises: a
-        malformed line is the general way's."""
+        (``reasoning``) that continues the open text run or opens the first (no run open), with no
+        error, no call and no ``done``; else ``None`` and nothing changed. A hit does what ``feed`` does
+        with such a line: the first ``created_at`` kept, the run opened. Never raises: a malformed line
+        is the general way's."""
         run = self._text
-        if run is None or self._created is None:
-            return None
         try:
             if get(item, "error") is not None or get(item, "done"):
                 return None
@@ -106,13 +105,18 @@ class OllamaAdapter(WholeCallAdapter):
             content = get(message, "content", "")
             if get_list(message, "tool_calls"):
                 return None
+            created = get(item, "created_at") if self._created is None else None
         except Exception:  # noqa: BLE001 - the general way raises what it finds
             return None
         if thinking and content:
             return None
         got, cls = (thinking, Reasoning) if thinking else (content, Message)
-        if type(got) is not str or not got or run[1] is not cls:
+        if type(got) is not str or not got or (run is not None and run[1] is not cls):
             return None
+        if self._created is None:
+            self._created = created
+        if run is None:
+            run = self._text = (self._index(), cls)
         self._held = None
         self._empty = False
         return run[0], got if text is None else text, cls is Reasoning
