@@ -191,9 +191,12 @@ def _table(rows: list[tuple[str, float | None, float | None, str, float | None]]
 #: EVENT_MARGINS)`` enforces them all. Enforced: the margins that CI's quick mode (20 KB) meets with at
 #: least twice the room, so that a shared machine's noise cannot fail a run while a regression that
 #: costs a multiple (a quadratic path, a decision path that re-reads the call) does. The ratios met
-#: with less room (wire dicts, ``tools=``, on SDK objects) are reported.
+#: with less room (wire dicts, ``tools=``, on SDK objects) are reported. So is ``raw-sse-us``, the
+#: issue's absolute form of ``raw-sse/floor`` (2 us was 1.5x the floor on the issue's machine): CI's
+#: shared machine now measures 1.6-2.4 us a delta there (0.54-0.73 us when it was enforced), with no
+#: room, while the floor ratio, which a machine's speed does not move, keeps three times its room.
 ENFORCED_EVENT_MARGINS: frozenset[str] = frozenset({
-    "raw-sse/floor", "raw-sse-us", "e2e/sdk-stream", "coordinator+", "coordinator-async+"})
+    "raw-sse/floor", "e2e/sdk-stream", "coordinator+", "coordinator-async+"})
 
 DELTA_PROVIDERS = ("anthropic", "openai_chat", "openai_responses")
 WHOLE_PROVIDERS = ("gemini", "ollama")
