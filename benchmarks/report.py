@@ -193,7 +193,7 @@ def _table(rows: list[tuple[str, float | None, float | None, str, float | None]]
 #: costs a multiple (a quadratic path, a decision path that re-reads the call) does. The ratios met
 #: with less room (wire dicts, ``tools=``, on SDK objects) are reported. So is ``raw-sse-us``, the
 #: issue's absolute form of ``raw-sse/floor`` (2 us was 1.5x the floor on the issue's machine): CI's
-#: shared machine now measures 1.6-2.4 us a delta there (0.54-0.73 us when it was enforced), with no
+#: shared machine now measures 1.1-2.4 us a delta there (0.54-0.73 us when it was enforced), without
 #: room, while the floor ratio, which a machine's speed does not move, keeps three times its room.
 ENFORCED_EVENT_MARGINS: frozenset[str] = frozenset({
     "raw-sse/floor", "e2e/sdk-stream", "coordinator+", "coordinator-async+"})
