@@ -16,7 +16,7 @@ tests="${SANITIZE_TESTS:-tests/test_conformance.py tests/test_chunking.py tests/
   tests/test_properties.py tests/test_offsets.py tests/test_fragments.py tests/test_core_defects.py
   tests/test_core_fastpath.py tests/test_piece_skip.py tests/test_spans.py tests/test_memory.py
   tests/test_duplicate_keys.py tests/test_aggregate.py tests/test_raw_input.py tests/test_textcalls.py
-  tests/test_provider_wire.py tests/test_fuzz_targets.py}"
+  tests/test_provider_wire.py tests/test_fuzz_targets.py tests/test_astream.py}"
 start=$SECONDS
 
 libasan="$(gcc -print-file-name=libasan.so)"

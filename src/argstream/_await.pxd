@@ -41,7 +41,7 @@ cdef extern from *:
     static int argstream_reraise(void) { return -1; }
 
     /* Finish an awaitable's iteration with ``value`` as the result of its ``await``. */
-    static int argstream_return(PyObject* value) {
+    static CYTHON_UNUSED int argstream_return(PyObject* value) {
         PyObject* exc = PyObject_CallOneArg(PyExc_StopIteration, value);
         if (exc != NULL) {
             PyErr_SetObject(PyExc_StopIteration, exc);

@@ -29,7 +29,7 @@ PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
 _COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_aggregate", "_records", "_calls", "_raw",
-             "_fastpath", "_encode")
+             "_fastpath", "_encode", "_astream")
 
 
 def _pure_build(exc: ImportError) -> bool:
@@ -153,6 +153,16 @@ else:
     PydanticAIFast = fastpath_c.PydanticAIFast if fastpath_c is not None else _fastpath_py.PydanticAIFast
     AgentsFast = fastpath_c.AgentsFast if fastpath_c is not None else _fastpath_py.AgentsFast
     GeminiFast = fastpath_c.GeminiFast if fastpath_c is not None else _fastpath_py.GeminiFast
+
+#: the object ``aiter_tool_stream`` returns and what its body yields to hand its loop over (``_astream``)
+from . import _astream_py  # noqa: E402
+
+astream_c: ModuleType | None = importlib.import_module(f"{__package__}._astream") if core is not None else None
+if TYPE_CHECKING:
+    from ._astream_py import AsyncItems, Handover
+else:
+    AsyncItems = astream_c.AsyncItems if astream_c is not None else _astream_py.AsyncItems
+    Handover = astream_c.Handover if astream_c is not None else _astream_py.Handover
 
 #: whether arguments a provider sent whole can reach the call as their decoded value (``events.WholeArguments``)
 walkable: Any = calls_c.walkable if calls_c is not None else _calls_py.walkable

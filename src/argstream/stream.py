@@ -42,12 +42,12 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Union
 
-from ._backend import PipelineBase, record
+from ._backend import AsyncItems, Handover, PipelineBase, record
 from ._fastpath_py import MESSAGE_TEXT, REASONING_TEXT, STRUCTURED_TEXT
 from .builder import EventBuilder
 from .errors import ArgumentStreamError, Repair
@@ -576,7 +576,7 @@ def iter_tool_stream(
         raise
 
 
-async def aiter_tool_stream(
+def aiter_tool_stream(
     stream: AsyncIterable[Any] | Iterable[Any],
     provider: Provider = None,
     *,
@@ -587,7 +587,28 @@ async def aiter_tool_stream(
     text_tool_calls: str | None = None,
     lenient: bool = False,
 ) -> AsyncIterator[StreamItem]:
-    """Async twin of :func:`iter_tool_stream` (``stream`` may be async or plain iterable)."""
+    """Async twin of :func:`iter_tool_stream` (``stream`` may be async or plain iterable).
+
+    An async iterator with ``aclose()``, as an async generator is: closing it early closes ``stream``
+    (with ``close_stream``). Its body is the async generator below; once the stream is set up, the
+    per-item loop runs in :class:`AsyncItems` (compiled with the core), with no generator frame of its
+    own per item."""
+    return AsyncItems(_aiter_tool_stream(stream, provider, builder_factory, close_stream, provider_options, tools,
+                                         text_tool_calls, lenient))
+
+
+async def _aiter_tool_stream(
+    stream: AsyncIterable[Any] | Iterable[Any],
+    provider: Provider,
+    builder_factory: Callable[[], EventBuilder],
+    close_stream: bool,
+    provider_options: Mapping[str, Any] | None,
+    tools: Any,
+    text_tool_calls: str | None,
+    lenient: bool,
+) -> AsyncGenerator[Any, None]:
+    """``aiter_tool_stream``'s body: its items, and a :class:`Handover` where the items of a per-item
+    loop would be (the stream's exception, if any, is thrown back in there)."""
     state = ToolStreamState(_with_tools(builder_factory, tools, lenient), text_tool_calls=text_tool_calls, tools=tools)
     is_async = hasattr(stream, "__aiter__")
     iterator: Any = stream.__aiter__() if is_async else iter(stream)  # type: ignore[union-attr,arg-type]
@@ -616,15 +637,7 @@ async def aiter_tool_stream(
                     for out_item in [out] if type(out) is not list else out:
                         yield out_item
                     if not items.stopped:
-                        async for chunk in iterator:
-                            out = step(chunk)
-                            if type(out) is not list:
-                                yield out
-                                continue
-                            for out_item in out:
-                                yield out_item
-                            if items.stopped:
-                                break
+                        yield Handover(step, items, "stopped", iterator, True)
                 else:
                     for out_item in items:  # compiled: one iterator object, no Python frame per chunk
                         yield out_item
@@ -652,22 +665,9 @@ async def aiter_tool_stream(
                 yield out_item
             if pipeline.over:
                 return
-            if is_async:
-                step = pipeline.step  # an argument delta's one item comes as itself, not in a list
-                async for wire_item in iterator:
-                    out = step(wire_item)
-                    if type(out) is not list:
-                        yield out
-                        continue
-                    for out_item in out:
-                        yield out_item
-                    if pipeline.over:
-                        return
-            else:
-                for out_item in pipeline.items(iterator):  # compiled: no Python frame per wire item
-                    yield out_item
-                if pipeline.over:
-                    return
+            yield Handover(pipeline.step, pipeline, "over", iterator, is_async)
+            if pipeline.over:
+                return
             out = pipeline.end()
         except Exception:
             for out_item in pipeline.failed():
