@@ -68,14 +68,19 @@ def responses_items() -> st.SearchStrategy:
     return st.one_of(event, event.map(lambda d: SimpleNamespace(**d)), VALUES)
 
 
-class _Block:
-    def __init__(self, kind: int) -> None:
-        self.kind, self.streamed = kind, False
+def _twin_of(base: type) -> Any:
+    """The module ``base`` comes from: the compiled ``_fastpath`` or its twin (each reads its own blocks and items)."""
+    return _fastpath_py if base.__module__ == _fastpath_py.__name__ else _backend.fastpath_c
 
 
-class _Item:
-    def __init__(self, index: int, kind: str, item_id: Any, wrapper: Any) -> None:
-        self.index, self.kind, self.item_id, self.wrapper, self.sent = index, kind, item_id, wrapper, []
+def _Block(base: type, kind: int) -> Any:
+    return _twin_of(base).AnthropicBlock(kind)
+
+
+def _Item(base: type, index: int, kind: str, item_id: Any, wrapper: Any) -> Any:
+    item = _twin_of(base).ResponsesItem(index, kind, item_id)
+    item.wrapper = wrapper
+    return item
 
 
 def _anthropic(base: type, blocks: dict[int, int], done: bool, plain: bool = True) -> Any:
@@ -83,7 +88,7 @@ def _anthropic(base: type, blocks: dict[int, int], done: bool, plain: bool = Tru
         pass
 
     adapter = Adapter()
-    adapter._blocks = {i: _Block(kind) for i, kind in blocks.items()}
+    adapter._blocks = {i: _Block(base, kind) for i, kind in blocks.items()}
     adapter._done = done
     adapter._plain_text = plain
     return adapter
@@ -128,7 +133,7 @@ def test_responses_fast_tests_agree(item: Any, text: Any, anonymous: bool, items
             pass
 
         adapter = Adapter()
-        made = [_Item(n, kind, item_id, wrapper) for n, (kind, item_id, wrapper) in enumerate(items)]
+        made = [_Item(base, n, kind, item_id, wrapper) for n, (kind, item_id, wrapper) in enumerate(items)]
         adapter._by_output = {n: one for n, one in enumerate(made)}
         adapter._by_id = {one.item_id: one for one in made if one.item_id is not None}
         got = adapter.chunk(item, anonymous) if text is None else adapter.chunk(item, anonymous, text=text)
@@ -148,7 +153,7 @@ def test_responses_text_tests_agree(item: Any, items: list) -> None:
             pass
 
         adapter = Adapter()
-        made = [_Item(n, kind, item_id, None) for n, (kind, item_id, _) in enumerate(items)]
+        made = [_Item(base, n, kind, item_id, None) for n, (kind, item_id, _) in enumerate(items)]
         for one, (_, _, summary) in zip(made, items):
             one.streamed, one.summary = False, summary
         adapter._by_output = {n: one for n, one in enumerate(made)}
@@ -534,7 +539,7 @@ def _responses(base: type, items: list) -> Any:
         pass
 
     adapter = Adapter()
-    made = [_Item(n, kind, item_id, None) for n, (kind, item_id) in enumerate(items)]
+    made = [_Item(base, n, kind, item_id, None) for n, (kind, item_id) in enumerate(items)]
     adapter._by_output = dict(enumerate(made))
     adapter._by_id = {one.item_id: one for one in made if one.item_id is not None}
     return adapter

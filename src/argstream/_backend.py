@@ -143,8 +143,8 @@ from . import _fastpath_py  # noqa: E402
 
 fastpath_c: ModuleType | None = importlib.import_module(f"{__package__}._fastpath") if core is not None else None
 if TYPE_CHECKING:
-    from ._fastpath_py import (AgentsFast, AnthropicFast, ChatFast, GeminiFast, LangChainFast, PydanticAIFast,
-                               ResponsesFast)
+    from ._fastpath_py import (AgentsFast, AnthropicBlock, AnthropicFast, ChatFast, GeminiFast, LangChainFast,
+                               PydanticAIFast, ResponsesFast, ResponsesItem)
 else:
     AnthropicFast = fastpath_c.AnthropicFast if fastpath_c is not None else _fastpath_py.AnthropicFast
     ChatFast = fastpath_c.ChatFast if fastpath_c is not None else _fastpath_py.ChatFast
@@ -153,6 +153,8 @@ else:
     PydanticAIFast = fastpath_c.PydanticAIFast if fastpath_c is not None else _fastpath_py.PydanticAIFast
     AgentsFast = fastpath_c.AgentsFast if fastpath_c is not None else _fastpath_py.AgentsFast
     GeminiFast = fastpath_c.GeminiFast if fastpath_c is not None else _fastpath_py.GeminiFast
+    AnthropicBlock = fastpath_c.AnthropicBlock if fastpath_c is not None else _fastpath_py.AnthropicBlock
+    ResponsesItem = fastpath_c.ResponsesItem if fastpath_c is not None else _fastpath_py.ResponsesItem
 
 #: the object ``aiter_tool_stream`` returns and what its body yields to hand its loop over (``_astream``)
 from . import _astream_py  # noqa: E402

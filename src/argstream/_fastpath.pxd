@@ -26,6 +26,23 @@ cdef class FastTest:
 cpdef object fast_test(object chunk, str name=*)
 
 
+cdef class AnthropicBlock:
+    cdef public int kind
+    cdef public object whole_input
+    cdef public bint streamed
+    cdef public list citations
+
+
+cdef class ResponsesItem:
+    cdef public object index
+    cdef public str kind
+    cdef public object item_id
+    cdef public list sent
+    cdef public object summary
+    cdef public bint streamed
+    cdef public object wrapper
+
+
 cdef class AnthropicFast(FastTest):
     cdef public dict _blocks
     cdef public bint _done

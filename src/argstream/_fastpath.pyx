@@ -363,6 +363,29 @@ cpdef object fast_test(object chunk, str name=u"chunk"):
     return None
 
 
+cdef class AnthropicBlock:
+    """See ``_fastpath_py.AnthropicBlock``: its fields are read here without an attribute lookup."""
+
+    def __init__(self, int kind):
+        self.kind = kind
+        self.whole_input = None
+        self.streamed = False
+        self.citations = []
+
+
+cdef class ResponsesItem:
+    """See ``_fastpath_py.ResponsesItem``: its fields are read here without an attribute lookup."""
+
+    def __init__(self, index, str kind, item_id):
+        self.index = index
+        self.kind = kind
+        self.item_id = item_id
+        self.sent = []
+        self.summary = -1
+        self.streamed = False
+        self.wrapper = None
+
+
 cdef class AnthropicFast(FastTest):
     """The state ``chunk`` reads: the message's blocks by index, and whether the message stopped."""
 
@@ -431,11 +454,15 @@ cdef class AnthropicFast(FastTest):
     cdef object on_block(self, object index, object text):
         """``index`` (``text`` in ``found``) when block ``index`` is a tool call that streams and ``text``
         a delta; else ``None``."""
-        cdef object block
+        cdef object found
+        cdef AnthropicBlock block
         if self._done or type(text) is not str or not text or self._blocks is None:
             return None
-        block = self._blocks.get(index)
-        if block is None or block.kind != TOOL:
+        found = self._blocks.get(index)
+        if type(found) is not AnthropicBlock:
+            return None  # (no block, or one the adapter did not make: its general way reads it)
+        block = <AnthropicBlock>found
+        if block.kind != TOOL:
             return None
         block.streamed = True
         self.found = text
@@ -472,7 +499,7 @@ cdef class AnthropicFast(FastTest):
         if type(index) is not int or type(text) is not str or not text or self._blocks is None:
             return None
         block = self._blocks.get(index)
-        if block is None or block.kind != want:
+        if type(block) is not AnthropicBlock or (<AnthropicBlock>block).kind != want:
             return None
         self.found = text
         self.found_kind = answer
@@ -524,18 +551,22 @@ cdef class ResponsesFast(FastTest):
     cdef object locate(self, object item_id, object position, object text):
         """The index of the open function call with ``item_id`` (a str), or, with none, at ``position``,
         for a delta ``text`` (left in ``found``); else ``None``."""
-        cdef object call
+        cdef object found
+        cdef ResponsesItem call
         if type(text) is not str or not text:
             return None
         if type(item_id) is str:
-            call = self._by_id.get(item_id) if self._by_id is not None else None
+            found = self._by_id.get(item_id) if self._by_id is not None else None
         elif item_id is None:
-            call = self._by_output.get(position) if type(position) is int and self._by_output is not None else None
-            if call is not None and call.item_id is not None:
-                call = None
+            found = self._by_output.get(position) if type(position) is int and self._by_output is not None else None
+            if type(found) is ResponsesItem and (<ResponsesItem>found).item_id is not None:
+                found = None
         else:
-            call = None
-        if call is None or call.kind != FUNCTION or call.wrapper is not None:
+            found = None
+        if type(found) is not ResponsesItem:
+            return None  # (no item, or one the adapter did not make: its general way reads it)
+        call = <ResponsesItem>found
+        if call.kind != FUNCTION or call.wrapper is not None:
             return None
         call.sent.append(text)
         self.found = text
@@ -548,6 +579,7 @@ cdef class ResponsesFast(FastTest):
     cdef object text_slot(self, object item, object text):
         cdef object d = as_dict(item)
         cdef object kind, want, item_id, found, summary
+        cdef ResponsesItem open_item
         if d is None:
             return None
         kind = (<dict>d).get(u"type")
@@ -563,16 +595,19 @@ cdef class ResponsesFast(FastTest):
         if type(text) is not str or not text or type(item_id) is not str or self._by_id is None:
             return None
         found = self._by_id.get(item_id)
-        if found is None or found.kind != want:
+        if type(found) is not ResponsesItem:
+            return None
+        open_item = <ResponsesItem>found
+        if open_item.kind != want:
             return None
         if kind == u"response.reasoning_summary_text.delta":
             summary = (<dict>d).get(u"summary_index")
-            if type(summary) is not int or summary != found.summary:
+            if type(summary) is not int or summary != open_item.summary:
                 return None  # (a new summary part: the general way puts a blank line before it)
-        found.streamed = True
+        open_item.streamed = True
         self.found = text
         self.found_kind = REASONING_TEXT if want is REASONING else MESSAGE_TEXT
-        return found.index
+        return open_item.index
 
 
 #: providers.openai_chat._PAYLOAD: the delta fields that carry content (a chunk with another besides

@@ -12,8 +12,8 @@ from __future__ import annotations
 from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
-__all__ = ["AgentsFast", "AnthropicFast", "ChatFast", "GeminiFast", "LangChainFast", "PydanticAIFast", "ResponsesFast",
-           "fields"]
+__all__ = ["AgentsFast", "AnthropicBlock", "AnthropicFast", "ChatFast", "GeminiFast", "LangChainFast", "PydanticAIFast",
+           "ResponsesFast", "ResponsesItem", "fields"]
 
 #: what a text test's answer holds (its third member): message text, reasoning, structured output text
 MESSAGE_TEXT, REASONING_TEXT, STRUCTURED_TEXT = 0, 1, 2
@@ -26,6 +26,33 @@ _REASONING = "reasoning"  # providers.openai_responses._REASONING
 _FUNCTION = "function_call"  # providers.openai_responses._FUNCTION
 _PART_TOOL = 2  # providers.pydantic_ai._TOOL
 _PLACEHOLDER = "__fake_id__"  # providers.openai_agents.PLACEHOLDER_ID
+
+
+class AnthropicBlock:
+    """An open content block of an Anthropic message (``AnthropicFast._blocks``' values)."""
+
+    __slots__ = ("kind", "whole_input", "streamed", "citations")
+
+    def __init__(self, kind: int) -> None:
+        self.kind = kind
+        self.whole_input: Any = None  # a tool input given whole in the block start
+        self.streamed = False  # a non-empty input_json_delta arrived
+        self.citations: list[Any] = []
+
+
+class ResponsesItem:
+    """An open output item of a Responses stream (``ResponsesFast._by_id`` / ``_by_output``'s values)."""
+
+    __slots__ = ("index", "kind", "item_id", "sent", "summary", "streamed", "wrapper")
+
+    def __init__(self, index: int, kind: str, item_id: str | None) -> None:
+        self.index = index
+        self.kind = kind
+        self.item_id = item_id
+        self.sent: list[str] = []  # raw argument / input text sent so far (tool items)
+        self.summary = -1  # last reasoning summary_index seen
+        self.streamed = False  # any text part sent (message / reasoning items)
+        self.wrapper: str | None = None  # call_id of a held-back ``parallel`` wrapper call
 
 
 def _as_dict(item: Any) -> dict[str, Any] | None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from .._backend import AnthropicFast
+from .._backend import AnthropicBlock, AnthropicFast
 from ..events import (
     Event,
     FinishReason,
@@ -82,16 +82,6 @@ _DELTA_KINDS = {"text_delta": _TEXT, "citations_delta": _TEXT, "thinking_delta":
                 "signature_delta": _THINKING, "input_json_delta": _TOOL}
 
 
-class _Block:
-    __slots__ = ("kind", "whole_input", "streamed", "citations")
-
-    def __init__(self, kind: int) -> None:
-        self.kind = kind
-        self.whole_input: Any = None  # a tool input given whole in the block start
-        self.streamed = False  # a non-empty input_json_delta arrived
-        self.citations: list[Any] = []
-
-
 class AnthropicAdapter(AnthropicFast, Adapter):
     """Messages stream events in, argstream events out (see the module doc).
 
@@ -107,7 +97,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
     def __init__(self, *, structured: bool = False) -> None:
         self._text = Structured if structured else Message
         self._plain_text = not structured  # text deltas may take the fast test (``text_chunk``)
-        self._blocks: dict[Any, _Block] = {}
+        self._blocks: dict[Any, AnthropicBlock] = {}
         self._open = False  # a message started and has not finished
         self._done = False  # a message stopped and no other has started
         self._message_id: str | None = None
@@ -162,14 +152,14 @@ class AnthropicAdapter(AnthropicFast, Adapter):
             raise ProviderProtocolError(f"a second content_block_start for block {index}, still open")
         btype = text_field(block, "type")
         if btype == "text":
-            self._blocks[index] = _Block(_TEXT)
+            self._blocks[index] = AnthropicBlock(_TEXT)
             text = get(block, "text")
             citations = get_list(block, "citations")
             if citations:
                 self._blocks[index].citations.extend(plain(citations))
             return [Part(index, self._text(text))] if text else []
         if btype == "thinking":
-            self._blocks[index] = _Block(_THINKING)
+            self._blocks[index] = AnthropicBlock(_THINKING)
             out: list[Event] = []
             thinking = get(block, "thinking")
             if thinking:
@@ -179,10 +169,10 @@ class AnthropicAdapter(AnthropicFast, Adapter):
                 out.append(Part(index, Reasoning(""), {"signature": signature}))
             return out
         if btype == "redacted_thinking":
-            self._blocks[index] = _Block(_THINKING)
+            self._blocks[index] = AnthropicBlock(_THINKING)
             return [Part(index, Reasoning(""), {"redacted_thinking": get(block, "data", "")})]
         if btype.endswith("tool_use") and get(block, "name") is not None:
-            state = self._blocks[index] = _Block(_TOOL)
+            state = self._blocks[index] = AnthropicBlock(_TOOL)
             if btype == "tool_use":
                 self._client_tools = True
             metadata: dict[str, Any] = {"block_type": btype}
@@ -194,7 +184,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
                 metadata["server_name"] = server_name
             state.whole_input = get(block, "input")
             return [call_start(index, get(block, "id", ""), get(block, "name", ""), metadata)]
-        self._blocks[index] = _Block(_OTHER)
+        self._blocks[index] = AnthropicBlock(_OTHER)
         return []  # tool results and other blocks without streamed content
 
     def _delta(self, item: Any) -> list[Event]:
@@ -208,7 +198,7 @@ class AnthropicAdapter(AnthropicFast, Adapter):
         if block is None:
             if kind == _TOOL:
                 return []  # no block start: no id or name to run
-            block = self._blocks[index] = _Block(kind)  # text from a server that skipped the start
+            block = self._blocks[index] = AnthropicBlock(kind)  # text from a server that skipped the start
         elif block.kind == _OTHER:
             return []  # a tool result's placeholder deltas are not content
         elif block.kind != kind:

@@ -48,7 +48,7 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from .._backend import ResponsesFast
+from .._backend import ResponsesFast, ResponsesItem
 from ..events import (
     Event,
     FinishReason,
@@ -82,19 +82,6 @@ _TOOL_KINDS = (_FUNCTION, _CUSTOM)
 _WRAPPERS = ("parallel", "multi_tool_use.parallel")
 
 
-class _Item:
-    __slots__ = ("index", "kind", "item_id", "sent", "summary", "streamed", "wrapper")
-
-    def __init__(self, index: int, kind: str, item_id: str | None) -> None:
-        self.index = index
-        self.kind = kind
-        self.item_id = item_id
-        self.sent: list[str] = []  # raw argument / input text sent so far (tool items)
-        self.summary = -1  # last reasoning summary_index seen
-        self.streamed = False  # any text part sent (message / reasoning items)
-        self.wrapper: str | None = None  # call_id of a held-back ``parallel`` wrapper call
-
-
 class ResponsesAdapter(ResponsesFast, Adapter):
     """State for one Responses stream (see the module doc).
 
@@ -111,8 +98,8 @@ class ResponsesAdapter(ResponsesFast, Adapter):
 
     def __init__(self) -> None:
         self._next_index = 0
-        self._by_output: dict[int, _Item] = {}
-        self._by_id: dict[str, _Item] = {}
+        self._by_output: dict[int, ResponsesItem] = {}
+        self._by_id: dict[str, ResponsesItem] = {}
         self._tool_calls = False  # this response streamed a function / custom tool call
         self._refused = False
         self._active = False  # a response is in progress (no terminal event yet)
@@ -120,7 +107,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
 
     # -- routing ------------------------------------------------------------------
 
-    def _item(self, event: Any) -> _Item | None:
+    def _item(self, event: Any) -> ResponsesItem | None:
         """The open item an event is for: by ``item_id``, else by ``output_index``."""
         item_id = get(event, "item_id")
         if item_id is not None and item_id in self._by_id:
@@ -167,7 +154,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         kind = get(data, "type")
         if kind not in (_MESSAGE, _REASONING, _FUNCTION, _CUSTOM):
             return []
-        item = _Item(self._take_index(), kind, get(data, "id"))
+        item = ResponsesItem(self._take_index(), kind, get(data, "id"))
         output_index = get(event, "output_index")
         if output_index is not None:
             self._by_output[output_index] = item
@@ -188,7 +175,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
             out += self._whole(item, get(data, "input", ""))
         return out
 
-    def _send(self, item: _Item, text: str) -> list[Event]:
+    def _send(self, item: ResponsesItem, text: str) -> list[Event]:
         if not text:
             return []
         item.sent.append(text)
@@ -197,7 +184,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         chunk = text if item.kind == _FUNCTION else json_string_body(text)
         return [call_arguments(item.index, chunk)]
 
-    def _whole(self, item: _Item, text: str) -> list[Event]:
+    def _whole(self, item: ResponsesItem, text: str) -> list[Event]:
         """A whole copy of the arguments (or input): send what the deltas have not sent, once."""
         if not text:
             return []
@@ -278,7 +265,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
             return []
         return self._close(item, data)
 
-    def _close(self, item: _Item, data: Any) -> list[Event]:
+    def _close(self, item: ResponsesItem, data: Any) -> list[Event]:
         """The item's last events: what only the whole item carries, then its ``Flush``."""
         self._by_output = {k: v for k, v in self._by_output.items() if v is not item}
         if item.item_id is not None:
@@ -314,7 +301,7 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         out.append(flush(item.index, meta))
         return out
 
-    def _unwrap(self, item: _Item, meta: dict[str, Any]) -> list[Event]:
+    def _unwrap(self, item: ResponsesItem, meta: dict[str, Any]) -> list[Event]:
         """The calls inside a ``parallel`` wrapper, or the wrapper itself when its arguments have another shape."""
         text = "".join(item.sent)
         call_id = item.wrapper or ""
