@@ -205,6 +205,46 @@ async def test_a_second_anext_while_one_waits_is_refused(mod):
 
 
 @pytest.mark.parametrize("mod", BACKENDS)
+async def test_asend_and_athrow_as_an_async_generator_has_them(mod):
+    """``asend(value)`` is ``__anext__()`` (the body never reads a ``yield``'s value); ``athrow`` raises
+    in the body where it stands, dropping items of the last step not delivered yet."""
+    owner, log = Owner(), []
+    it = opener(mod, agen(["a", "two", "b"]), owner, log)
+    assert await it.asend(None) == "first"
+    assert await it.asend("ignored") == "<a>"
+    assert await it.__anext__() == "two-a"
+    assert await it.athrow(Boom("thrown")) == "failed"  # "two-b" dropped, as the body's own loop drops it
+    with pytest.raises(Boom, match="thrown"):
+        await it.__anext__()
+    assert log == ["start", "failed: thrown"] and owner.seen == ["a", "two"]
+    with pytest.raises(StopAsyncIteration):
+        await it.asend(None)
+
+
+@pytest.mark.parametrize("mod", BACKENDS)
+async def test_athrow_and_aclose_while_a_read_waits_are_refused(mod):
+    owner, log = Owner(), []
+    gate = asyncio.Event()
+
+    async def source():
+        await gate.wait()
+        yield "a"
+
+    it = opener(mod, source(), owner, log)
+    assert await it.__anext__() == "first"
+    pending = asyncio.ensure_future(it.__anext__())
+    await asyncio.sleep(0)
+    with pytest.raises(RuntimeError, match="already running"):
+        it.aclose()
+    with pytest.raises(RuntimeError, match="already running"):
+        it.athrow(Boom("x"))
+    gate.set()
+    assert await pending == "<a>"
+    await it.aclose()
+    assert log == ["start", "base: GeneratorExit"]  # closed at its handover
+
+
+@pytest.mark.parametrize("mod", BACKENDS)
 async def test_the_openers_own_error_is_raised_as_is(mod):
     async def body():
         yield "first"
@@ -282,3 +322,12 @@ def test_the_async_helper_gives_the_sync_helpers_items_and_error(name, waits, fa
     source = data.draw(st.sampled_from(["async", "plain"]))
     got = asyncio.run(run_async(async_source() if source == "async" else sync_source()))
     assert got == expected
+
+
+def test_the_helper_returns_an_async_iterator_with_the_async_generator_methods():
+    import collections.abc
+
+    it = aiter_tool_stream(OWN["anthropic/modify_file"].items)
+    assert isinstance(it, collections.abc.AsyncIterator)
+    assert all(callable(getattr(it, name)) for name in ("asend", "athrow", "aclose"))
+    asyncio.run(it.aclose())  # closing one never started runs nothing

@@ -164,9 +164,32 @@ cdef class AsyncItems:
             if close is not None:
                 close()
 
+    def asend(self, value):
+        """As an async generator's ``asend``: the value goes to a ``yield`` whose value the body never
+        reads, so this is ``__anext__()``."""
+        return self.__anext__()
+
+    def athrow(self, typ, val=None, tb=None):
+        """As an async generator's ``athrow`` (an awaitable): the exception is raised in the body where
+        it stands (at its handover, while this object reads the stream), and items not yet delivered
+        are dropped, as the body's own loop would have dropped them."""
+        if self.inner is not None:
+            raise RuntimeError("athrow(): asynchronous generator is already running")
+        if val is not None:
+            typ = val.with_traceback(tb) if tb is not None else val
+        elif isinstance(typ, type):
+            typ = typ()
+        self.handover = None
+        self.out = []
+        self.at = 0
+        self.thrown = typ
+        return self
+
     def aclose(self):
         """Close the stream as closing ``aiter_tool_stream``'s generator does (an awaitable): the
         opener is closed where it is, and nothing more is read or delivered."""
+        if self.inner is not None:
+            raise RuntimeError("aclose(): asynchronous generator is already running")
         self.handover = None
         self.thrown = None
         self.out = []

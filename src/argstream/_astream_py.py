@@ -52,9 +52,32 @@ class AsyncItems:
             raise RuntimeError("anext(): asynchronous generator is already running")
         return self._next()
 
+    def asend(self, value: Any) -> Awaitable[Any]:
+        """As an async generator's ``asend``: the value goes to a ``yield`` whose value the body never
+        reads, so this is ``__anext__()``."""
+        return self.__anext__()
+
+    def athrow(self, typ: Any, val: Any = None, tb: Any = None) -> Awaitable[Any]:
+        """As an async generator's ``athrow`` (an awaitable): the exception is raised in the body where
+        it stands (at its handover, while this object reads the stream), and items not yet delivered
+        are dropped, as the body's own loop would have dropped them."""
+        if self._running:
+            raise RuntimeError("athrow(): asynchronous generator is already running")
+        if val is not None:
+            typ = val.with_traceback(tb) if tb is not None else val
+        elif isinstance(typ, type):
+            typ = typ()
+        self._handover = None
+        self._out = []
+        self._at = 0
+        self._thrown = typ
+        return self._next()
+
     def aclose(self) -> Awaitable[None]:
         """Close the stream as closing ``aiter_tool_stream``'s generator does (an awaitable): the
         opener is closed where it is, and nothing more is read or delivered."""
+        if self._running:
+            raise RuntimeError("aclose(): asynchronous generator is already running")
         self._handover = None
         self._thrown = None
         self._out = []
