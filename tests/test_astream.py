@@ -244,6 +244,70 @@ async def test_athrow_and_aclose_while_a_read_waits_are_refused(mod):
     assert log == ["start", "base: GeneratorExit"]  # closed at its handover
 
 
+class BadSource:
+    """An async iterator whose ``__anext__`` gives what ``await`` cannot take."""
+
+    def __init__(self, gives):
+        self.gives = gives
+
+    def __aiter__(self):
+        return self
+
+    def __anext__(self):
+        return self.gives
+
+
+class NoThrow:
+    """An awaitable whose iterator has no ``throw``: yields once, then returns ``item``."""
+
+    def __init__(self, item):
+        self.item, self.waited = item, False
+
+    def __await__(self):
+        return self
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self.waited:
+            self.waited = True
+            return None  # a bare yield: asyncio's task runs it again at once
+        raise StopIteration(self.item)
+
+
+@pytest.mark.parametrize("mod", BACKENDS)
+@pytest.mark.parametrize("gives", [42, None, "text"])
+async def test_a_source_whose_anext_is_not_awaitable_fails_through_the_openers_handler(mod, gives):
+    owner, log = Owner(), []
+    seen = []
+    with pytest.raises(TypeError):
+        async for item in opener(mod, BadSource(gives), owner, log):
+            seen.append(item)
+    assert seen == ["first", "failed"] and log[0] == "start" and log[1].startswith("failed: ")
+
+
+@pytest.mark.parametrize("mod", BACKENDS)
+async def test_a_read_awaitable_without_throw(mod):
+    """A read whose iterator has no ``throw`` still delivers its item (and a plain ``yield None`` inside
+    it goes up to the event loop)."""
+    owner, log = Owner(), []
+
+    class Source:
+        def __init__(self):
+            self.left = ["a", "b"]
+
+        def __aiter__(self):
+            return self
+
+        def __anext__(self):
+            if not self.left:
+                raise StopAsyncIteration
+            return NoThrow(self.left.pop(0))
+
+    assert await collect(opener(mod, Source(), owner, log)) == ["first", "<a>", "<b>", "end"]
+
+
 @pytest.mark.parametrize("mod", BACKENDS)
 async def test_the_openers_own_error_is_raised_as_is(mod):
     async def body():
