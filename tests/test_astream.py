@@ -309,6 +309,39 @@ async def test_a_read_awaitable_without_throw(mod):
 
 
 @pytest.mark.parametrize("mod", BACKENDS)
+@pytest.mark.parametrize("how", ["anext", "next", "send", "close", "aclose"])
+async def test_a_stream_that_steps_its_reader_from_inside_is_refused(mod, how):
+    """The stream's own code stepping the object that reads it (a generator refuses it too): an error
+    in that code, which ends the stream through the body's handler; no state is changed under it."""
+    owner, log = Owner(), []
+    holder = {}
+
+    async def source():
+        yield "a"
+        it = holder["it"]
+        if how == "anext":
+            it.__anext__()
+        elif how == "aclose":
+            it.aclose()
+        elif how == "next" and hasattr(it, "send"):
+            next(it)
+        elif how == "send" and hasattr(it, "send"):
+            it.send(None)
+        elif how == "close" and hasattr(it, "send"):
+            it.close()
+        else:
+            raise RuntimeError("the twin has no such method: nothing to step")
+        yield "b"
+
+    holder["it"] = it = opener(mod, source(), owner, log)
+    seen = []
+    with pytest.raises((RuntimeError, ValueError), match="already|nothing to step"):
+        async for item in it:
+            seen.append(item)
+    assert seen == ["first", "<a>", "failed"] and owner.seen == ["a"]
+
+
+@pytest.mark.parametrize("mod", BACKENDS)
 async def test_the_openers_own_error_is_raised_as_is(mod):
     async def body():
         yield "first"

@@ -119,6 +119,7 @@ cdef class AsyncItems:
     cdef object thrown  # an exception to throw into the opener at its next step, or None
     cdef list out  # the items of the last step not delivered yet, from ``at``
     cdef Py_ssize_t at
+    cdef bint running  # ``step`` runs (code it calls that steps this object again is refused)
 
     def __cinit__(self, opener):
         self.opener = opener
@@ -128,7 +129,7 @@ cdef class AsyncItems:
         return self
 
     def __anext__(self):
-        if self.inner is not None:
+        if self.inner is not None or self.running:
             raise RuntimeError("anext(): asynchronous generator is already running")
         return self
 
@@ -158,6 +159,8 @@ cdef class AsyncItems:
     def close(self):
         """The ``await`` is abandoned: the awaitable in progress is closed."""
         cdef object inner = self.inner
+        if self.running:
+            raise ValueError("aiter_tool_stream: its iterator is already executing")
         self.inner = None
         if inner is not None:
             close = getattr(inner, "close", None)
@@ -173,7 +176,7 @@ cdef class AsyncItems:
         """As an async generator's ``athrow`` (an awaitable): the exception is raised in the body where
         it stands (at its handover, while this object reads the stream), and items not yet delivered
         are dropped, as the body's own loop would have dropped them."""
-        if self.inner is not None:
+        if self.inner is not None or self.running:
             raise RuntimeError("athrow(): asynchronous generator is already running")
         if val is not None:
             typ = val.with_traceback(tb) if tb is not None else val
@@ -188,7 +191,7 @@ cdef class AsyncItems:
     def aclose(self):
         """Close the stream as closing ``aiter_tool_stream``'s generator does (an awaitable): the
         opener is closed where it is, and nothing more is read or delivered."""
-        if self.inner is not None:
+        if self.inner is not None or self.running:
             raise RuntimeError("aclose(): asynchronous generator is already running")
         self.handover = None
         self.thrown = None
@@ -204,6 +207,17 @@ cdef class AsyncItems:
             raise StopIteration(got)
         return got
 
+    cdef object step(self, object value, object exc, int* ready):
+        """``advance``, refused while it runs: the stream's code or ``step`` stepping this object
+        again from inside would find its state half changed (as a generator refuses it)."""
+        if self.running:
+            raise ValueError("aiter_tool_stream: its iterator is already executing")
+        self.running = True
+        try:
+            return self.advance(value, exc, ready)
+        finally:
+            self.running = False
+
     cdef int take(self, bint reading) except -1:
         """A C call returned NULL: the exception it set, taken. The stream's (``reading``) goes to the
         opener and ends this object's reading; the opener's own is raised."""
@@ -215,7 +229,7 @@ cdef class AsyncItems:
             self.thrown = e
         return 0
 
-    cdef object step(self, object value, object exc, int* ready):
+    cdef object advance(self, object value, object exc, int* ready):
         """Resume the awaitable in progress with ``value`` (or throw ``exc`` into it), then go on
         until an item is ready (returned with ``ready`` set) or an awaitable waits (what it yields is
         returned)."""
