@@ -356,6 +356,69 @@ def test_chat_fast_test_reads_every_shape(how: int) -> None:
         assert adapter.chunk(_wrap(how, renamed)) is None  # another call on the same index: the general way
 
 
+class _Truth:
+    """A content value that is not JSON: its truth is its own code's answer (``emptying``: that code
+    empties the dicts of the chunk being read first)."""
+
+    victims: list[dict] = []
+
+    def __init__(self, truth: bool, emptying: bool = False) -> None:
+        self.truth, self.emptying = truth, emptying
+
+    def __bool__(self) -> bool:
+        if self.emptying:
+            for victim in _Truth.victims:
+                victim.clear()
+        return self.truth
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Truth) and (self.truth, self.emptying) == (other.truth, other.emptying)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+CONTENT_VALUES = [None, "", "x", 0, 7, -1, 0.0, 2.5, True, False, [], ["x"], {}, {"a": 1},
+                  _Truth(False), _Truth(True)]
+
+
+@pytest.mark.parametrize("field", ["content", "refusal", "function_call", "reasoning_content", "reasoning",
+                                   "reasoning_details", "role", "audio"])
+@pytest.mark.parametrize("value", CONTENT_VALUES, ids=repr)
+def test_a_content_field_beside_the_call_declines_as_the_twin_does(field: str, value: Any) -> None:
+    """A wire delta with another field beside its ``tool_calls`` (as Mistral's, Alibaba's and LangChain's
+    captures send): a content field that holds something makes the chunk no argument delta, whatever JSON
+    kind it is, on the compiled read of a decoded chunk as on the twin; any other field is passed over."""
+    answers = []
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
+        delta = {field: value, "tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}
+        answers.append(adapter.chunk({"id": "r1", "choices": [{"index": 0, "delta": delta}]}))
+    assert answers[0] == answers[1]
+    holds = field not in ("role", "audio") and value is not None and bool(value)
+    assert answers[0] == (None if holds else (0, "x"))
+
+
+def test_a_content_value_that_empties_the_chunk_while_read_is_no_crash() -> None:
+    """A value whose truth runs code that empties the chunk's dicts: the compiled read of a decoded chunk
+    leaves such a value to the general read, which holds what it found, so it ends as the twin's does."""
+    outcomes = []
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        function: dict = {"arguments": _fresh("{\"a\": 1}")}
+        entry: dict = {"index": 0, "function": function}
+        delta: dict = {"content": _Truth(False, emptying=True), "tool_calls": [entry]}
+        choice: dict = {"index": 0, "delta": delta}
+        chunk: dict = {"id": _fresh("r1"), "choices": [choice]}
+        adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
+        _Truth.victims = [chunk, choice, delta, entry, function]
+        try:
+            outcomes.append(adapter.chunk(chunk))
+        except RuntimeError as exc:  # a dict that changed while it was read
+            outcomes.append(type(exc))
+        finally:
+            _Truth.victims = []
+    assert outcomes[0] == outcomes[1]
+
+
 def test_each_fast_test_takes_its_dominant_event() -> None:
     chat = {"id": "r1", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "x"}}]}}]}
     test_chat_fast_tests_agree.hypothesis.inner_test(items=[(chat, None, 0, False)], finished=False, response="r1",

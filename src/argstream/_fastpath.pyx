@@ -74,8 +74,96 @@ cdef extern from *:
         }
         return 0;
     }
+
+    /* The levels of a Chat chunk made of exact dicts and lists (a decoded wire chunk) that
+       ``ChatFast.choice_delta`` reads, each in one pass (``argstream_scan``) at the offsets of
+       ``SCAN_NAMES`` in ``names`` / ``hashes`` (0: the chunk, 5: its choice). 1: the chunk has one
+       choice that does not finish, and ``out`` holds its response id, choice number and delta (an
+       exact dict; borrowed; NULL where absent or null); 0: ``choice_delta`` says ``None``; -1:
+       ``choice_delta`` reads it (a key that is not an exact str, a level that is not an exact dict).
+       No code of the chunk's runs. */
+    static int argstream_chat_choice(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out) {
+        PyObject *v[5] = {NULL, NULL, NULL, NULL, NULL};
+        PyObject *level;
+        if (argstream_scan(chunk, names, hashes, 5, v) < 0)
+            return -1;
+        if ((v[1] && v[1] != Py_None) || (v[2] && v[2] != Py_None) || (v[3] && v[3] != Py_None))
+            return 0;  /* usage, error or type */
+        level = v[0];  /* choices */
+        if (level == NULL || !PyList_CheckExact(level) || PyList_GET_SIZE(level) != 1)
+            return 0;
+        out[0] = v[4] == Py_None ? NULL : v[4];
+        level = PyList_GET_ITEM(level, 0);
+        if (!PyDict_CheckExact(level))
+            return -1;
+        v[0] = v[1] = v[2] = NULL;
+        if (argstream_scan(level, names + 5, hashes + 5, 3, v) < 0)
+            return -1;
+        if (v[0] && v[0] != Py_None)
+            return 0;  /* finish_reason */
+        if (v[1] && v[1] != Py_None && !PyLong_CheckExact(v[1]))
+            return 0;  /* the choice's index */
+        out[1] = v[1] == Py_None ? NULL : v[1];
+        if (v[2] == NULL || !PyDict_CheckExact(v[2]))
+            return -1;  /* delta */
+        out[2] = v[2];
+        return 1;
+    }
+
+    /* ``ChatFast.shape`` of such a chunk, on from ``argstream_chat_choice`` (22: its delta's
+       ``tool_calls`` and other content fields, 9: the tool call entry, 12: its function). 1: the
+       chunk has the dominant shape, and ``out`` holds its response id, choice number, entry index,
+       call id, name and arguments (borrowed; NULL where absent or null); 0: it has not; -1: ``shape``
+       reads it (as above, or a content field whose truth is not a JSON value's). */
+    static int argstream_chat_wire(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out) {
+        PyObject *v[3];
+        PyObject *p[7];
+        PyObject *level;
+        int i = argstream_chat_choice(chunk, names, hashes, v);
+        if (i <= 0)
+            return i;
+        out[0] = v[0];
+        out[1] = v[1];
+        for (i = 0; i < 7; i++)
+            p[i] = NULL;
+        if (argstream_scan(v[2], names + 22, hashes + 22, 7, p) < 0)
+            return -1;
+        level = p[0];  /* tool_calls */
+        if (level == NULL || !PyList_CheckExact(level) || PyList_GET_SIZE(level) != 1)
+            return 0;
+        for (i = 1; i < 7; i++) {  /* the other content fields: ``payload_besides_calls`` */
+            if (p[i] == NULL || p[i] == Py_None)
+                continue;
+            if (!(PyUnicode_CheckExact(p[i]) || PyList_CheckExact(p[i]) || PyDict_CheckExact(p[i])
+                  || PyBool_Check(p[i]) || PyLong_CheckExact(p[i]) || PyFloat_CheckExact(p[i])))
+                return -1;  /* a value whose truth ``shape`` asks it (its own code may answer) */
+            if (PyObject_IsTrue(p[i]))  /* a JSON value's truth: no code of the chunk's runs */
+                return 0;
+        }
+        level = PyList_GET_ITEM(level, 0);
+        if (!PyDict_CheckExact(level))
+            return -1;
+        v[0] = v[1] = v[2] = NULL;
+        if (argstream_scan(level, names + 9, hashes + 9, 3, v) < 0)
+            return -1;
+        if (v[0] == NULL || !PyLong_CheckExact(v[0]))
+            return 0;  /* the entry's index */
+        out[2] = v[0];
+        out[3] = v[1] == Py_None ? NULL : v[1];
+        level = v[2];  /* function */
+        if (level == NULL || !PyDict_CheckExact(level))
+            return -1;
+        v[0] = v[1] = NULL;
+        if (argstream_scan(level, names + 12, hashes + 12, 2, v) < 0)
+            return -1;
+        out[4] = v[1] == Py_None ? NULL : v[1];
+        out[5] = v[0] == Py_None ? NULL : v[0];
+        return 1;
+    }
     """
     int argstream_scan(object d, PyObject** names, Py_hash_t* hashes, int n, PyObject** out)
+    int argstream_chat_choice(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out)
+    int argstream_chat_wire(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out)
 
 import types as _types
 from json.encoder import encode_basestring as _encode_string
@@ -228,13 +316,16 @@ cdef tuple SCAN_NAMES = (u"choices", u"usage", u"error", u"type", u"id",  # the 
                          u"arguments", u"name",  # the entry's function
                          u"type", u"delta", u"index",  # an Anthropic event
                          u"type", u"partial_json",  # its delta
-                         u"type", u"text", u"thinking")  # its text or thinking delta
-cdef PyObject* SCAN_KEYS[22]
-cdef Py_hash_t SCAN_HASHES[22]
+                         u"type", u"text", u"thinking",  # its text or thinking delta
+                         u"tool_calls", u"content", u"refusal", u"function_call",  # a Chat delta's
+                         u"reasoning_content", u"reasoning", u"reasoning_details")  # content fields (``PAYLOAD``)
+cdef PyObject* SCAN_KEYS[29]
+cdef Py_hash_t SCAN_HASHES[29]
+assert len(SCAN_NAMES) == 29
 for _i, _name in enumerate(SCAN_NAMES):
     SCAN_KEYS[_i] = <PyObject*>_name
     SCAN_HASHES[_i] = hash(_name)
-cdef enum:
+cdef enum:  # (``argstream_chat_wire`` reads the first five at these offsets)
     CHUNK_AT = 0
     CHOICE_AT = 5
     DELTA_AT = 8
@@ -243,6 +334,7 @@ cdef enum:
     ANTHROPIC_AT = 14
     ANTHROPIC_DELTA_AT = 17
     ANTHROPIC_TEXT_AT = 19
+    CHAT_DELTA_AT = 22
 
 
 cdef inline int scan(object view, int at, int n, PyObject** out):
@@ -614,6 +706,7 @@ cdef class ResponsesFast(FastTest):
 #: its tool call is not the dominant chunk)
 cdef tuple PAYLOAD = (u"content", u"refusal", u"tool_calls", u"function_call", u"reasoning_content", u"reasoning",
                       u"reasoning_details")
+assert SCAN_NAMES[CHAT_DELTA_AT:] == (u"tool_calls",) + tuple([n for n in PAYLOAD if n != u"tool_calls"])
 
 
 cdef inline object fields(object obj):
@@ -707,8 +800,27 @@ cdef class ChatFast(FastTest):
         return self.on_call(f[0], f[1], f[2], f[3], f[4], text)
 
     cdef object read(self, object item, object text):
-        """``chunk`` as a slot (its text in ``found``): ``shape``, then ``on_call``."""
-        if self._finished or not self.shape(item):
+        """``chunk`` as a slot (its text in ``found``): ``shape``, then ``on_call``; a wire chunk of exact
+        dicts and lists through ``argstream_chat_wire`` (the same test), whose values are held before
+        ``on_call`` runs anything."""
+        cdef PyObject* w[6]
+        cdef int read
+        cdef object response_id, number, index, call_id, name, arguments
+        if self._finished:
+            return None
+        if type(item) is dict:
+            read = argstream_chat_wire(item, SCAN_KEYS, SCAN_HASHES, w)
+            if read == 0:
+                return None
+            if read == 1:
+                response_id = value_of(w[0])
+                number = ZERO if w[1] == NULL else <object>w[1]
+                index = <object>w[2]
+                call_id = value_of(w[3])
+                name = value_of(w[4])
+                arguments = value_of(w[5]) if text is None else text
+                return self.on_call(response_id, number, index, call_id, name, arguments)
+        if not self.shape(item):
             return None
         return self.on_call(self._s_response, self._s_number, self._s_index, self._s_call, self._s_name,
                             self._s_arguments if text is None else text)
@@ -720,8 +832,20 @@ cdef class ChatFast(FastTest):
         (``view_lookup``), a fraction of a lookup by name per field, and each value found is held
         before anything else runs (a key's ``__eq__`` may change the dict)."""
         cdef PyObject* v[SCAN_MAX]
-        cdef object d = fields(item)
-        cdef object choices, choice, number, delta, held
+        cdef object d, choices, choice, number, delta, held, response
+        cdef int read
+        if type(item) is dict:  # a decoded wire chunk: its levels read in C when they are plain
+            read = argstream_chat_choice(item, SCAN_KEYS, SCAN_HASHES, v)
+            if read == 0:
+                return None
+            if read == 1:  # (each value held before a field's old value is let go, which may run code)
+                response = value_of(v[0])
+                number = ZERO if v[1] == NULL else <object>v[1]
+                delta = <object>v[2]
+                self._s_response = response
+                self._s_number = number
+                return delta
+        d = fields(item)
         if not is_view(d):
             return None
         held = view_lookup(d, CHUNK_AT, 5, v)
