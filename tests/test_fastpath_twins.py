@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import pydantic
 import pytest
@@ -360,7 +360,7 @@ class _Truth:
     """A content value that is not JSON: its truth is its own code's answer (``emptying``: that code
     empties the dicts of the chunk being read first)."""
 
-    victims: list[dict] = []
+    victims: ClassVar[list[dict]] = []
 
     def __init__(self, truth: bool, emptying: bool = False) -> None:
         self.truth, self.emptying = truth, emptying
