@@ -15,6 +15,12 @@ Cases (``impl``), all through public API:
 ``raw-sse`` / ``raw-sse-bytes``
     argstream from the raw SSE / NDJSON text (``str`` / UTF-8 ``bytes``), one chunk per event as a live
     stream arrives: :func:`raw_tool_stream` (the one place that spells the raw path).
+``wire-dicts-floor`` / ``sdk-objects-floor``
+    the plainest reader of the same decoded wire dicts / replayed SDK objects: each event's argument
+    text read along the provider's path with plain lookups (no check of ids, finish, other content or
+    calls; no items) and pushed into the parser. Not a correct consumer, a lower bound for one: what
+    reading the events' own objects costs beside the parser, which ``wire-dicts`` and ``sdk-objects``
+    pay too (a Chat chunk is seven levels deep, an Anthropic delta two).
 ``wire-dicts`` / ``wire-dicts+tools`` / ``async-wire-dicts``
     ``iter_tool_stream`` on the decoded wire dicts; with ``tools=`` (``maxLength`` and ``pattern`` on
     ``path``); ``aiter_tool_stream`` on an async generator of them.
@@ -110,8 +116,10 @@ COORDINATOR_TAKES_STREAM = "provider" in inspect.signature(TurnCoordinator).para
 #: Cases by kind of provider. The SDK cases exist for the three delta providers only.
 WIRE_IMPLS = ("parser", "json.loads-floor", "raw-sse", "raw-sse-bytes", "wire-dicts", "wire-dicts+tools",
               "async-wire-dicts", "async-floor", "async-raw-sse", "coordinator", "coordinator-async")
-SDK_IMPLS = ("sdk-raw", "sdk-raw+argstream", "sdk-objects", "sdk-objects-iterate", "sdk-accumulate",
-             "sdk-helper", "argstream-e2e")
+SDK_IMPLS = ("sdk-raw", "sdk-raw+argstream", "sdk-objects", "sdk-objects-iterate", "sdk-objects-floor",
+             "sdk-accumulate", "sdk-helper", "argstream-e2e")
+#: The plainest readers exist for the delta providers (Gemini and Ollama send their arguments whole).
+FLOOR_IMPLS = ("wire-dicts-floor",)
 SDK_PACKAGE = {"anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai"}
 BASE_URL = {"anthropic": "http://bench.invalid", "openai_chat": "http://bench.invalid/v1",
             "openai_responses": "http://bench.invalid/v1"}
@@ -121,7 +129,7 @@ SLOW_SECONDS = 0.5
 
 
 def impls(provider: str) -> tuple[str, ...]:
-    return WIRE_IMPLS + (SDK_IMPLS if provider in DELTA_PROVIDERS else ())
+    return WIRE_IMPLS + (FLOOR_IMPLS + SDK_IMPLS if provider in DELTA_PROVIDERS else ())
 
 
 # -- the timed functions: each returns the final arguments (or a cheap count) -------------------------
@@ -155,6 +163,80 @@ def parser_value(pieces: tuple[str, ...]) -> Any:
     for path, leaf in parser.finish():
         agg.push(nest(path, leaf))
     return agg.value
+
+
+def _anthropic_text(event: dict) -> Any:
+    if event.get("type") == "content_block_delta":
+        delta = event["delta"]
+        if delta.get("type") == "input_json_delta":
+            return delta["partial_json"]
+    return None
+
+
+def _chat_text(chunk: dict) -> Any:
+    choices = chunk.get("choices")
+    if choices:
+        calls = choices[0]["delta"].get("tool_calls")
+        if calls:
+            return calls[0]["function"].get("arguments")
+    return None
+
+
+def _responses_text(event: dict) -> Any:
+    return event["delta"] if event.get("type") == "response.function_call_arguments.delta" else None
+
+
+def _anthropic_sdk_text(event: Any) -> Any:
+    if event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+        return event.delta.partial_json
+    return None
+
+
+def _chat_sdk_text(chunk: Any) -> Any:
+    choices = chunk.choices
+    if choices:
+        calls = choices[0].delta.tool_calls
+        if calls:
+            function = calls[0].function
+            return function.arguments if function is not None else None
+    return None
+
+
+def _responses_sdk_text(event: Any) -> Any:
+    return event.delta if event.type == "response.function_call_arguments.delta" else None
+
+
+#: each provider's argument text of an event, read the plainest way: (wire dicts, SDK objects)
+PLAIN_TEXT: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "anthropic": (_anthropic_text, _anthropic_sdk_text),
+    "openai_chat": (_chat_text, _chat_sdk_text),
+    "openai_responses": (_responses_text, _responses_sdk_text),
+}
+
+
+def plain_reader(text_of: Callable[[Any], Any], aggregate: bool = False) -> Callable[[Iterable[Any]], Any]:
+    """The plainest reader (``wire-dicts-floor``, ``sdk-objects-floor``): each event's argument text, read
+    by ``text_of``, pushed into the parser; the fragment count (``aggregate``: the value, to verify)."""
+    def read(events: Iterable[Any]) -> Any:
+        parser = IncrementalArgParser(flat=True, catch_duplicate_keys=True)
+        push = parser.push
+        fragments = []
+        n = 0
+        for event in events:
+            text = text_of(event)
+            if text:
+                got = push(text)
+                n += len(got)
+                if aggregate:
+                    fragments += got
+        if not aggregate:
+            return n + len(parser.finish())
+        agg = FragmentAggregator()
+        for path, leaf in fragments + parser.finish():
+            agg.push(nest(path, leaf))
+        return agg.value
+
+    return read
 
 
 def loads_floor(lines: tuple[str, ...]) -> Any:
@@ -426,6 +508,9 @@ def event_case(provider: str, size: str, impl: str) -> Case:
         return (lambda chunks: final_arguments(raw_tool_stream(chunks, provider))), stream.byte_chunks, equal
     if impl == "wire-dicts":
         return (lambda items: final_arguments(iter_tool_stream(items, provider))), items, equal
+    if impl == "wire-dicts-floor":
+        assert plain_reader(PLAIN_TEXT[provider][0], aggregate=True)(items) == expected
+        return plain_reader(PLAIN_TEXT[provider][0]), items, lambda n: None
     if impl == "wire-dicts+tools":
         def checked(items: tuple[Any, ...]) -> Any:
             out = None
@@ -457,6 +542,9 @@ def event_case(provider: str, size: str, impl: str) -> Case:
         return (lambda objects: final_arguments(iter_tool_stream(objects, provider))), sdk_.objects, equal
     if impl == "sdk-objects-iterate":
         return iterate, sdk_.objects, count(len(sdk_.objects))
+    if impl == "sdk-objects-floor":
+        assert plain_reader(PLAIN_TEXT[provider][1], aggregate=True)(sdk_.objects) == expected
+        return plain_reader(PLAIN_TEXT[provider][1]), sdk_.objects, lambda n: None
     if impl == "sdk-accumulate":
         return sdk_.accumulate, sdk_.objects, equal if provider == "anthropic" else equal_text
     if impl == "sdk-helper":

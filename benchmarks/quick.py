@@ -36,9 +36,10 @@ EVENT_SIZES = tuple(s.strip() for s in os.environ.get("ARGSTREAM_BENCH_EVENT_SIZ
 #: The issue-17 cases of the margins in report.py: (providers, impls) for every size of EVENT_SIZES.
 EVENT_CASES = (
     (("anthropic", "openai_chat", "openai_responses"),
-     ("parser", "json.loads-floor", "raw-sse", "wire-dicts", "wire-dicts+tools", "async-wire-dicts",
-      "async-floor", "async-raw-sse", "coordinator", "coordinator-async")),
-    (("anthropic", "openai_chat"), ("sdk-objects", "sdk-objects-iterate", "sdk-helper", "argstream-e2e")),
+     ("parser", "json.loads-floor", "raw-sse", "wire-dicts-floor", "wire-dicts", "wire-dicts+tools",
+      "async-wire-dicts", "async-floor", "async-raw-sse", "coordinator", "coordinator-async")),
+    (("anthropic", "openai_chat"), ("sdk-objects-floor", "sdk-objects", "sdk-objects-iterate", "sdk-helper",
+                                    "argstream-e2e")),
     (("gemini", "ollama"), ("parser", "wire-dicts", "wire-dicts+tools")),
 )
 

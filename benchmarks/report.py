@@ -243,11 +243,24 @@ EVENT_MARGINS: tuple[EventMargin, ...] = (
     EventMargin("coordinator-async+", "TurnCoordinator.arun (decided) on top of aiter_tool_stream",
                 DELTA_PROVIDERS, "coordinator-async", "async-wire-dicts", 1.0e-6, True),
 )
+#: Beside the margins, no target: the plainest reader of the same wire dicts / SDK objects (their argument
+#: text read along the provider's path, pushed into the parser; a lower bound for any consumer of those
+#: objects), and argstream over it. ``num / den``, or ``(num - den)`` per delta (``per_delta``).
+EVENT_REFERENCES: tuple[EventMargin, ...] = (
+    EventMargin("floor/parser", "plainest read of the wire dicts / parser alone", DELTA_PROVIDERS,
+                "wire-dicts-floor", "parser", 0.0),
+    EventMargin("wire-dicts/floor", "wire dicts through iter_tool_stream / plainest read", DELTA_PROVIDERS,
+                "wire-dicts", "wire-dicts-floor", 0.0),
+    EventMargin("sdk-floor+", "plainest read of SDK objects, on top of iterating them", DELTA_PROVIDERS,
+                "sdk-objects-floor", "sdk-objects-iterate", 0.0, True),
+    EventMargin("sdk-objects/floor+", "on SDK objects, on top of their plainest read", DELTA_PROVIDERS,
+                "sdk-objects", "sdk-objects-floor", 0.0, True),
+)
 #: The per-delta figures table: its rows, in order (the README's issue-17 table).
 EVENT_FIGURES = (
-    "parser", "json.loads-floor", "raw-sse", "raw-sse-bytes", "wire-dicts", "wire-dicts+tools", "async-wire-dicts",
-    "async-floor", "async-raw-sse", "coordinator", "coordinator-async", "sdk-objects", "sdk-raw", "sdk-raw+argstream",
-    "sdk-accumulate", "sdk-helper", "argstream-e2e",
+    "parser", "json.loads-floor", "raw-sse", "raw-sse-bytes", "wire-dicts-floor", "wire-dicts", "wire-dicts+tools",
+    "async-wire-dicts", "async-floor", "async-raw-sse", "coordinator", "coordinator-async", "sdk-objects-floor",
+    "sdk-objects", "sdk-raw", "sdk-raw+argstream", "sdk-accumulate", "sdk-helper", "argstream-e2e",
 )
 SIZE_ORDER = ("2K", "20K", "200K")
 
@@ -307,6 +320,7 @@ def event_report(times: dict, machine: dict, quick: bool) -> int:
         verdict = "ok" if ok else "MISSED" + ("" if enforced else " (report only)")
         missed += enforced and not ok
         print(f"{label:<{width}}  {shown:>10}  {goal:>10}  {verdict}")
+    _event_references(times, pairs, deltas)
     _event_figures(times, pairs, deltas)
     if machine.get("event_calls"):
         sys.path.insert(0, str(HERE))
@@ -315,6 +329,30 @@ def event_report(times: dict, machine: dict, quick: bool) -> int:
         print()
         print(calls.render(machine["event_calls"]))
     return missed
+
+
+def _event_references(times: dict, pairs: list[tuple[str, str]], deltas: dict) -> None:
+    """The rows of ``EVENT_REFERENCES`` that this run measured (information: no verdict)."""
+    rows = []
+    for m in EVENT_REFERENCES:
+        for provider, size in pairs:
+            num, den, n = times.get((provider, size, m.num)), times.get((provider, size, m.den)), deltas.get((provider, size))
+            if provider not in m.providers or num is None or den is None or (m.per_delta and not n):
+                continue
+            if m.per_delta:
+                value = (num - den) / n
+                shown = fmt_time(abs(value)) if value >= 0 else "-" + fmt_time(-value)
+            else:
+                shown = f"{num / den:.3g}x"
+            rows.append((f"{m.label} [{provider} {size}]", shown))
+    if not rows:
+        return
+    width = max(len(label) for label, _ in rows)
+    print()
+    print("beside the margins: the plainest reader of the same objects (argument text read, parsed; nothing"
+          " checked), a lower bound for any consumer of them")
+    for label, shown in rows:
+        print(f"{label:<{width}}  {shown:>10}")
 
 
 def _event_figures(times: dict, pairs: list[tuple[str, str]], deltas: dict) -> None:
