@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from argstream import _backend, iter_tool_stream
+from argstream import FinishReason, _backend, iter_tool_stream
 from argstream.providers import templates
 from argstream.providers.templates import learn
 from argstream.providers.wire import iter_wire
@@ -27,6 +27,7 @@ from argstream.raw import RawReader
 from _provider_runs import FOLDERS, expected_of
 from test_pipeline_fastpath import canon
 from test_raw_input import anthropic_sse, cut
+
 
 @pytest.fixture(autouse=True, params=["cython", "python"])
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -289,22 +290,30 @@ def test_the_async_twin_reads_raw_recordings_the_same() -> None:
 
 
 def test_the_compiled_lane_reads_the_deltas_of_a_live_stream(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    pure = RawReader._shortcut
-    monkeypatch.setattr(RawReader, "_shortcut", lambda self, data, out: calls.append(data) or pure(self, data, out))
+    decoded, matched = [], []  # the events decoded (the general way), and those offered to the pure templates
+    decode, shortcut = RawReader._decode_event, RawReader._shortcut
+    monkeypatch.setattr(RawReader, "_decode_event",
+                        lambda self, data, lines, out: decoded.append(data) or decode(self, data, lines, out))
+    monkeypatch.setattr(RawReader, "_shortcut", lambda self, data, out: matched.append(data) or shortcut(self, data, out))
     whole = anthropic_sse()
     deltas = whole.count("input_json_delta")
     for chunks in ([event + "\n\n" for event in whole.split("\n\n") if event], [whole]):
-        calls.clear()
+        decoded.clear()
+        matched.clear()
         items, error = items_of(chunks, "anthropic")
         assert error is None and items == items_of(iter_wire([whole]), "anthropic")[0]
-        # the first delta teaches the template; then the lane reads every other, or the pure path
-        assert sum("input_json_delta" in data for data in calls) == (1 if backend == "cython" else deltas)
+        # the first delta teaches the template and is the only one decoded; then the lane reads every other
+        # (the pure path: its templates; the lane's events never reach them, but for the first delta
+        # where the pure reader reads the chunk that holds it)
+        assert sum("input_json_delta" in data for data in decoded) == 1
+        offered = sum("input_json_delta" in data for data in matched)
+        assert offered <= 1 if backend == "cython" else offered == deltas
 
 
 # -- the compiled loop (``_raw.RawItems``) against the pure one, event by event, with faults ------------
 
-_FAULTS = ("none", "not-json", "crlf", "cr-split", "not-utf8", "comment", "source-fails", "blank-line", "no-event-line")
+_FAULTS = ("none", "not-json", "crlf", "cr-split", "not-utf8", "comment", "source-fails", "blank-line", "no-event-line",
+           "unknown-event", "ping", "done", "error-event", "after-end")
 
 
 def _faulty_stream(fault: str, at: int, as_bytes: bool, sizes: list[int]) -> list[Any]:
@@ -325,6 +334,17 @@ def _faulty_stream(fault: str, at: int, as_bytes: bool, sizes: list[int]) -> lis
         events.insert(k, "\n")
     elif fault == "no-event-line":
         events[k] = events[k].split("\n", 1)[1]
+    elif fault == "unknown-event":  # events the lane frames but takes no delta from: read the general way
+        events.insert(k, 'event: custom\ndata: {"type": "custom_event", "n": 1}\n\n')
+    elif fault == "ping":
+        events.insert(k, 'event: ping\ndata: {"type": "ping"}\n\n')
+    elif fault == "done":
+        events.insert(k, "data: [DONE]\n\n")
+    elif fault == "error-event":
+        events.insert(k, 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", '
+                         '"message": "Overloaded"}}\n\n')
+    elif fault == "after-end":  # not JSON, after the stream's end: never read
+        events.append("event: content_block_delta\ndata: {nope}\n\n")
     chunks: list[Any] = [e.encode() for e in events] if as_bytes else events
     if fault == "not-utf8":
         chunks = [e.encode() for e in events]
@@ -383,8 +403,10 @@ def test_the_compiled_loop_gives_what_the_pure_loop_gives(fault: str, at: int, a
         patch.setattr(templates, "_TEMPLATE", templates.EventTemplate)
         patch.setattr(RawReader, "lane", None)
         assert got == _outcome(chunks, run_async)
-    if fault in ("none", "crlf", "cr-split", "comment", "blank-line", "no-event-line"):
+    if fault in ("none", "crlf", "cr-split", "comment", "blank-line", "no-event-line", "unknown-event", "ping", "done"):
         assert got[1] is None and got[0][-1][0] == "finished"
+    elif fault == "error-event":  # the provider's error ends the stream as one
+        assert got[1] is None and got[0][-1][:2] == ("finished", FinishReason.ERROR)
     elif fault == "source-fails":
         assert got[1] == (RuntimeError, "the connection dropped")
     else:

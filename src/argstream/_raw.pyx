@@ -8,7 +8,10 @@ holds no unfinished line and no event, it reads whole events of the form ``[even
 TEXT\\n\\n`` (or with CRLF line ends, ``data: TEXT\\r\\n\\r\\n``, as Gemini sends them) whose
 ``TEXT`` fits a learned template and that the adapter takes as a delta, feeds each to the pipeline,
 and stops at the first event it cannot read so, where the decoder (the pure path, identical by
-construction) goes on. It never raises for the input: anything unusual stops it.
+construction) goes on. It never raises for the input: anything unusual stops it. ``RawItems`` hands
+an event of that form that the lane stopped at (a stream's start and end, any other kind of event)
+to the reader's ``event``, which decodes it as reading its lines would, and lets the lane read on
+after it; from anything else, the reader reads the rest of the chunk.
 """
 
 cimport cython
@@ -246,6 +249,10 @@ cdef class SSELane:
     cdef Py_ssize_t max_event
     cdef Py_ssize_t lines  # the lines the last ``run`` read
     cdef list kept  # the items ``run`` had when it raised
+    # where ``run`` stopped at a whole one-line event it read the lines of but could not take
+    # (``framed``): its data line's value and the end of the event, and its lines
+    cdef bint framed
+    cdef Py_ssize_t data_start, data_end, after, event_lines
 
     def __init__(self, list templates, PipelineBase pipeline, Py_ssize_t max_event):
         self.templates = templates
@@ -278,6 +285,7 @@ cdef class SSELane:
         self.lines = 0
         self.kept = None
         while pos < n:
+            self.framed = False
             skipped = 0
             if same_at(text, pos, n, u"event:"):
                 nl = text.find(u"\n", pos)
@@ -299,6 +307,9 @@ cdef class SSELane:
                 break
             else:
                 end, after = nl, nl + 2
+            self.framed = True
+            self.data_start, self.data_end, self.after = start + 6, end, after
+            self.event_lines = 3 if skipped else 2
             fit = None
             for template in self.templates:  # (no template reads a CR or an LF: a stray one is no fit)
                 fit = (<EventTemplate>template).read(text, start + 6, end)
@@ -424,10 +435,14 @@ cdef class RawItems:
         return out
 
     cdef list take(self, chunk):
-        """The stream items of one chunk (``RawReader.feed``); sets ``stopped`` when the reader is over."""
-        cdef list out
+        """The stream items of one chunk (``RawReader.feed``); sets ``stopped`` when the reader is over.
+        An event the lane reads the lines of but cannot take (a stream's start and end, another kind of
+        event) goes to ``reader.event`` (decoded there), and the lane reads on after it; anything else,
+        from where the lane stopped, to ``reader.feed``."""
+        cdef list out = None
+        cdef list more
         cdef str text = None
-        cdef Py_ssize_t pos
+        cdef Py_ssize_t pos, n
         cdef SSELane lane = self.lane
         if lane is not None:
             if type(chunk) is str:
@@ -436,17 +451,35 @@ cdef class RawItems:
                 text = utf8_whole(<bytes>chunk)
             if text is not None:
                 pos = 0
-                try:
-                    out = lane.run(text, &pos)
-                except Exception as exc:  # kept, as ``RawReader.feed`` keeps it, after the items before it
-                    self.reader.error = exc
-                    self.stopped = True
-                    return [] if lane.kept is None else lane.kept
-                self.lines += lane.lines
-                if pos == len(text):
-                    if lane.pipeline.over:
+                n = len(text)
+                while True:
+                    try:
+                        more = lane.run(text, &pos)
+                    except Exception as exc:  # kept, as ``RawReader.feed`` keeps it, after the items before it
+                        self.reader.error = exc
                         self.stopped = True
-                    return out
+                        more = [] if lane.kept is None else lane.kept
+                        return more if out is None else out + more
+                    self.lines += lane.lines
+                    if out is None:
+                        out = more
+                    elif PyList_GET_SIZE(more):
+                        out += more
+                    if pos == n:
+                        if lane.pipeline.over:
+                            self.stopped = True
+                        return out
+                    if not lane.framed or lane.pipeline.over:
+                        break
+                    self.sync()
+                    out += self.reader.event(PyUnicode_Substring(text, lane.data_start, lane.data_end),
+                                             lane.event_lines)
+                    pos = lane.after
+                    if self.reader.error is not None or lane.pipeline.over:
+                        self.stopped = True
+                        return out
+                    if pos == n:
+                        return out
                 self.sync()
                 out += self.reader.feed(text[pos:])
                 self.after_reader()

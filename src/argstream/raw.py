@@ -22,7 +22,7 @@ from typing import Any
 from . import _backend
 from ._fastpath_py import REASONING_TEXT
 from .providers.templates import EventTemplate, learn
-from .providers.wire import WireDecoder
+from .providers.wire import _DONE, WireDecoder
 
 __all__ = ["RawReader", "raw_items"]
 
@@ -82,6 +82,21 @@ class RawReader(WireDecoder):
             try:
                 self._close_into(out)
             except Exception as exc:
+                self.error = exc
+        return out
+
+    def event(self, data: str, lines: int) -> list[Any]:
+        """The stream items of one event that the compiled lane read the lines of but could not take
+        (``_raw.RawItems``): ``data``, the value of its one data line, and ``lines``, its lines with
+        the blank one that ends it; what reading those lines gives, an exception kept as ``feed`` keeps it."""
+        out: list[Any] = []
+        if self.error is None:
+            try:
+                self._line += lines
+                self._event_line = self._line - 1
+                if not self.pipeline.over and (len(data) >= 16 or data.strip() != _DONE):
+                    self._decode_event(data, [data], out)
+            except Exception as exc:  # kept: the items before it are passed on first
                 self.error = exc
         return out
 

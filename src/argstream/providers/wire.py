@@ -282,6 +282,10 @@ class WireDecoder:
             return
         if len(lines) == 1 and not tried and self._shortcut(data, out):
             return  # (read without decoding: a subclass's template)
+        self._decode_event(data, lines, out)
+
+    def _decode_event(self, data: str, lines: list[str], out: list[Any]) -> None:
+        """An event's ``data`` (its data ``lines`` joined), decoded and delivered."""
         try:
             value = json.loads(data)
         except ValueError as exc:
