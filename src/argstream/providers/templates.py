@@ -167,7 +167,13 @@ def _holes_where_read(data: str, item: Any, holes: list[tuple[Any, ...]]) -> boo
 
 def _same(a: Any, b: Any) -> bool:
     """JSON equality with types compared (``1`` is not ``true`` nor ``1.0``): their JSON texts, written
-    back in C, are equal (key order included, which two decodings of one skeleton share)."""
+    back in C, are equal (key order included, which two decodings of one skeleton share). The compiled
+    writer (``_encode.compact``) writes a decoded event's plain values; ``json.dumps`` anything else
+    (it builds an encoder per call: most of this check's cost when it wrote every event)."""
+    if _COMPACT is not None:
+        x, y = _COMPACT(a), _COMPACT(b)
+        if x is not None and y is not None:
+            return x == y
     try:
         return json.dumps(a, check_circular=False) == json.dumps(b, check_circular=False)
     except (ValueError, RecursionError):
@@ -193,3 +199,5 @@ def _put(value: Any, path: Sequence[Any], new: Any) -> None:
 
 #: the compiled twin when the compiled core runs (``argstream._raw``), else this module's class
 _TEMPLATE: Any = _backend.raw_c.EventTemplate if _backend.raw_c is not None else EventTemplate
+#: the compiled compact JSON writer (``_same``), when the compiled core runs
+_COMPACT: Any = _backend.encode_c.compact if _backend.encode_c is not None else None
