@@ -210,6 +210,22 @@ def test_the_compiled_free_holes_read_as_the_pure_ones(number: str, pad: list[st
 # -- whole streams: raw text gives the items its decoded events give ------------------------------------
 
 
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=12)
+
+
+@settings(max_examples=400)
+@given(a=_JSON_VALUES, b=_JSON_VALUES, same=st.booleans())
+def test_the_learned_check_tells_values_apart_as_json_does(a: Any, b: Any, same: bool) -> None:
+    """``templates._same`` (the compiled compact writer when the core is compiled) says what comparing
+    ``json.dumps`` texts says: ``1``, ``1.0`` and ``true`` differ, key order counts, NaN is its text."""
+    if same:
+        b = json.loads(json.dumps(a))
+    assert templates._same(a, b) == (json.dumps(a) == json.dumps(b))
+
+
 def items_of(chunks: Any, provider: str) -> tuple[list[Any], type | None]:
     """The stream's items as comparable data, and the type of the exception that ended it."""
     out: list[Any] = []
