@@ -39,6 +39,20 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 _SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":", "data", "event")
 _DONE = "[DONE]"
 _BYTES = (bytes, bytearray, memoryview)
+#: the scanner ``json.loads`` runs (its default decoder's: C when ``json`` has its accelerator)
+_SCAN = json.JSONDecoder().scan_once
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: the scanner called directly when ``text`` is one value and nothing else (an
+    event's text, as every provider writes it), without ``json.loads``'s three Python frames; anything
+    else (whitespace around the value, a byte-order mark, an error) goes through ``json.loads``, which
+    decodes it or raises what it raises."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 def _crlf(lines: list[str]) -> bool:
@@ -287,7 +301,7 @@ class WireDecoder:
     def _decode_event(self, data: str, lines: list[str], out: list[Any]) -> None:
         """An event's ``data`` (its data ``lines`` joined), decoded and delivered."""
         try:
-            value = json.loads(data)
+            value = _loads(data)
         except ValueError as exc:
             error = exc
         except RecursionError as exc:
@@ -317,7 +331,7 @@ class WireDecoder:
     @staticmethod
     def _decode(line: str, number: int) -> Any:
         try:
-            return json.loads(line)
+            return _loads(line)
         except (ValueError, RecursionError) as exc:
             raise ProviderProtocolError(f"line {number} is not JSON: {exc}") from exc
 
