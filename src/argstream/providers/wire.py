@@ -40,7 +40,7 @@ _SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":", "data", "event")
 _DONE = "[DONE]"
 _BYTES = (bytes, bytearray, memoryview)
 #: the scanner ``json.loads`` runs (its default decoder's: C when ``json`` has its accelerator)
-_SCAN = json.JSONDecoder().scan_once
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__; no stub names it
 
 
 def _loads(text: str) -> Any:
