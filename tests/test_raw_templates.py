@@ -329,7 +329,7 @@ def test_the_compiled_lane_reads_the_deltas_of_a_live_stream(backend: str, monke
 # -- the compiled loop (``_raw.RawItems``) against the pure one, event by event, with faults ------------
 
 _FAULTS = ("none", "not-json", "crlf", "cr-split", "not-utf8", "comment", "source-fails", "blank-line", "no-event-line",
-           "unknown-event", "ping", "done", "error-event", "after-end")
+           "unknown-event", "ping", "done", "error-event", "after-end", "cr-ends-event", "cr-in-event-line")
 
 
 def _faulty_stream(fault: str, at: int, as_bytes: bool, sizes: list[int]) -> list[Any]:
@@ -359,6 +359,12 @@ def _faulty_stream(fault: str, at: int, as_bytes: bool, sizes: list[int]) -> lis
     elif fault == "error-event":
         events.insert(k, 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", '
                          '"message": "Overloaded"}}\n\n')
+    elif fault == "cr-ends-event":  # CRs end the event, then a data-only event: one line up to the next LF for
+        events[k] = events[k][:-2] + "\r\r"  # the lane, two events for SSE
+        events[k + 1] = events[k + 1].split("\n", 1)[1]
+    elif fault == "cr-in-event-line":  # a CR ends the event: line, two data lines follow (the lane sees one)
+        first, second = (e.split("\n")[1] for e in events[k:k + 2])
+        events[k:k + 2] = [f"event: content_block_delta\r{first}\n{second}\n\n"]
     elif fault == "after-end":  # not JSON, after the stream's end: never read
         events.append("event: content_block_delta\ndata: {nope}\n\n")
     chunks: list[Any] = [e.encode() for e in events] if as_bytes else events
@@ -419,7 +425,8 @@ def test_the_compiled_loop_gives_what_the_pure_loop_gives(fault: str, at: int, a
         patch.setattr(templates, "_TEMPLATE", templates.EventTemplate)
         patch.setattr(RawReader, "lane", None)
         assert got == _outcome(chunks, run_async)
-    if fault in ("none", "crlf", "cr-split", "comment", "blank-line", "no-event-line", "unknown-event", "ping", "done"):
+    if fault in ("none", "crlf", "cr-split", "comment", "blank-line", "no-event-line", "unknown-event", "ping", "done",
+                 "cr-ends-event", "cr-in-event-line"):
         assert got[1] is None and got[0][-1][0] == "finished"
     elif fault == "error-event":  # the provider's error ends the stream as one
         assert got[1] is None and got[0][-1][:2] == ("finished", FinishReason.ERROR)

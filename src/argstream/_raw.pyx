@@ -27,6 +27,9 @@ from cpython.unicode cimport (
 )
 from libc.string cimport memcmp
 
+cdef extern from "Python.h":
+    Py_ssize_t PyUnicode_FindChar(object text, Py_UCS4 ch, Py_ssize_t start, Py_ssize_t end, int direction) except -2
+
 from argstream._calls cimport PipelineBase
 from argstream._fastpath cimport FastTest
 
@@ -307,6 +310,8 @@ cdef class SSELane:
                 break
             else:
                 end, after = nl, nl + 2
+            if PyUnicode_FindChar(text, 13, pos, end, 1) != -1:
+                break  # a CR inside the event's lines ends a line too (SSE): the pure path splits them
             self.framed = True
             self.data_start, self.data_end, self.after = start + 6, end, after
             self.event_lines = 3 if skipped else 2
