@@ -859,3 +859,133 @@ def test_a_key_that_empties_the_gemini_item_mid_read_is_no_crash(level: str) -> 
         adapter = _gemini(base, sinks, True, "r1", False, False)
         outcomes.append((_emptied(adapter, item, [item, candidate, call, piece]), list(sinks.pieces)))
     assert outcomes[0] == outcomes[1]
+
+
+# -- Gemini: a lone text part, whole calls ---------------------------------------------------------------
+
+_USAGE = st.recursive(st.one_of(st.none(), st.integers(0, 10**9), st.booleans(), st.floats(allow_nan=False),
+                                st.text(max_size=3)),
+                      lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                  max_size=2),
+                      max_leaves=6)
+
+
+def _deep(depth: int) -> Any:
+    value: Any = 1
+    for n in range(depth):
+        value = [value] if n % 2 else {"d": value}
+    return value
+
+
+@st.composite
+def gemini_whole_items(draw: Any) -> Any:
+    """A chunk of one text part or of whole calls, with a finish or not, then one level changed (or not)."""
+    if draw(st.booleans()):
+        part: dict[str, Any] = {"text": draw(st.sampled_from(["hi", "", "é\n", 5]))}
+        for key, values in (("thought", [True, False, "x", 0]), ("thoughtSignature", ["s", "", None]),
+                            ("thought_signature", ["s", ""]), ("functionCall", [{"name": "f", "args": {}}])):
+            if draw(st.integers(0, 5)) == 0:
+                part[key] = draw(st.sampled_from(values))
+        parts = [part]
+    else:
+        parts = []
+        for n in range(draw(st.integers(1, 2))):
+            call: dict[str, Any] = {"name": draw(st.sampled_from([f"tool_{n}", "", 3])),
+                                    "args": draw(st.sampled_from([{"a": 1}, {"p": "\ud800"}, {}, [1], None]))}
+            if draw(st.booleans()):
+                call["id"] = draw(st.sampled_from(["id-1", "id-2", "", 7, None]))
+            parts.append({"functionCall": call})
+    candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+    if draw(st.booleans()):
+        candidate["finishReason"] = draw(st.sampled_from(["STOP", "MAX_TOKENS", "SAFETY", "", 5]))
+    item: dict[str, Any] = {"candidates": [candidate]}
+    if draw(st.booleans()):
+        item["responseId"] = draw(st.sampled_from(["r1", "r2", "", None, 4]))
+    if draw(st.booleans()):
+        item["usageMetadata"] = draw(st.one_of(_USAGE, st.sampled_from([(1, 2), {3: 4}, {"a": {1, 2}},
+                                                                         _deep(31), _deep(40)])))
+    levels = [item, candidate, candidate["content"], parts[0], parts[0].get("functionCall")]
+    level = levels[draw(st.integers(0, 4))]
+    how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
+    if type(level) is dict:
+        if how == 1:
+            level[draw(st.sampled_from(["finish_reason", "response_id", "usage_metadata", "extra", "id"]))] = "x"
+        elif how == 2 and level:
+            del level[draw(st.sampled_from(sorted(level)))]
+        elif how == 3:
+            keyed = {_Key(k): v for k, v in level.items()}
+            level.clear()
+            level.update(keyed)
+        elif how == 4:
+            level.update(_NEAR)
+    return item
+
+
+def _whole_adapter(base: type, call: bool, response: Any, run: Any, finished: bool) -> Any:
+    from argstream.providers import gemini
+    from argstream.providers._common import WholeCallAdapter
+
+    class Adapter(base, WholeCallAdapter):  # type: ignore[misc, valid-type]
+        _text_read = gemini.GeminiAdapter._text_read
+
+        def _finish(self, reason: str, meta: dict[str, Any]) -> Any:
+            return ("finished", reason, meta, self._response_calls)
+
+    adapter = Adapter()
+    WholeCallAdapter.__init__(adapter)
+    adapter.whole_values = True
+    adapter._call = (7, "writer") if call else None
+    adapter._response_id, adapter._finished, adapter._sink = response, finished, None
+    if run is not None:
+        adapter._text, adapter._next_index = run, 3
+    return adapter
+
+
+@given(items=st.lists(st.tuples(gemini_whole_items(), st.sampled_from([None, None, "zz"]), st.booleans()),
+                      min_size=1, max_size=4),
+       call=st.booleans(), response=st.sampled_from([None, "r0"]), run=st.sampled_from([None, "message", "reasoning"]),
+       finished=st.booleans())
+def test_gemini_text_and_call_tests_agree(items: list, call: bool, response: Any, run: Any, finished: bool) -> None:
+    """On a run of chunks: the same answers of ``text_chunk`` and ``call_chunk``, and the same state of
+    the adapter after each (its text run, indexes, numbered calls, response id and flags)."""
+    from argstream.events import Message, Reasoning
+
+    opened = None if run is None else (2, Message if run == "message" else Reasoning)
+    seen = []
+    for base in (_backend.fastpath_c.GeminiFast, _fastpath_py.GeminiFast):
+        adapter = _whole_adapter(base, call, response, opened, finished)
+        out = []
+        for item, text, calls in items:
+            got = adapter.call_chunk(item) if calls else adapter.text_chunk(item, text=text)
+            out.append((got, adapter._text, adapter._next_index, adapter._calls, adapter._response_calls,
+                        adapter._response_id, adapter._finished))
+        seen.append(out)
+    assert seen[0] == seen[1]
+
+
+def test_gemini_whole_tests_take_their_chunks() -> None:
+    from argstream.events import Message, Reasoning
+
+    text = {"candidates": [{"content": {"parts": [{"text": "hi"}], "role": "model"}, "index": 0}], "responseId": "r1"}
+    thought = {"candidates": [{"content": {"parts": [{"text": "hm", "thought": True}]}}]}
+    usage = {"promptTokenCount": 3, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 3}]}
+    calls = {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"a": 1}}},
+                                                   {"functionCall": {"name": "g", "args": {}, "id": "x"}}]},
+                             "finishReason": "STOP"}], "usageMetadata": usage, "responseId": "r1"}
+    for base in (_backend.fastpath_c.GeminiFast, _fastpath_py.GeminiFast):
+        adapter = _whole_adapter(base, False, None, None, True)
+        assert adapter.text_chunk(text) == (0, "hi", 0) and adapter._text == (0, Message)
+        assert adapter._response_id == "r1" and adapter._finished is False
+        assert adapter.text_chunk(text, text="yo") == (0, "yo", 0)
+        assert adapter.text_chunk(thought) is None  # another kind of text: the general way flushes the run
+        closed, whole, end = adapter.call_chunk(calls)
+        assert closed == 0 and adapter._text is None
+        assert whole == [(1, "r1-call-0", "f", {"a": 1}, {"id_generated": True}), (2, "x", "g", {}, {})]
+        assert end == ("finished", "STOP", {"stop_reason": "STOP", "usage": usage}, True)
+        assert end[2]["usage"] is not usage and adapter._finished is True and adapter._response_calls is False
+        fresh = _whole_adapter(base, False, None, None, False)
+        assert fresh.text_chunk(thought) == (0, "hm", 1) and fresh._text == (0, Reasoning)
+        for bad in ((1, 2), {3: 4}, _deep(40), {"a": _Key("b")}):
+            declined = _whole_adapter(base, False, None, None, False)
+            assert declined.call_chunk({**calls, "usageMetadata": bad}) is None  # the general way copies it
+            assert declined._calls == 0 and declined._response_id is None

@@ -219,6 +219,13 @@ def gemini_stream(calls: list[Any], rng: random.Random) -> list[Any]:
         take, parts = parts[:n], parts[n:]
         items.append({"candidates": [{"content": {"parts": take, "role": "model"}, "index": 0}],
                       "responseId": "r1", "modelVersion": "gemini-2.5-flash"})
+    usage = rng.choice([None, {"promptTokenCount": 3, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 3}]},
+                        {"totalTokenCount": (1, 2)}])
+    if rng.random() < 0.5:  # the finish in the last chunk of calls (the whole-call test takes both)
+        items[-1]["candidates"][0]["finishReason"] = "STOP"
+        if usage is not None:
+            items[-1]["usageMetadata"] = usage
+        return items
     items.append({"candidates": [{"content": {"parts": [], "role": "model"}, "finishReason": "STOP", "index": 0}],
                   "responseId": "r1"})
     return items

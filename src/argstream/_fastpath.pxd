@@ -98,8 +98,15 @@ cdef class GeminiFast(FastTest):
     cdef object _s_value  # what ``shape`` found: the piece's value and path
     cdef object _s_path
 
+    cdef public object _text  # ``WholeCallAdapter``'s state: the open text run, ``(index, Message | Reasoning)``,
+    cdef public object _next_index  # the next event index, the calls numbered so far, whether the response
+    cdef public object _calls  # made calls
+    cdef public object _response_calls
+
     cdef object read(self, object item, object text)
     cdef bint shape(self, dict item) except -1
+    cdef object text_hit(self, bint reasoning, object response_id, object text)
+    cdef tuple take_calls(self, list found, object prefix)
 
 
 cdef class LangChainFast(FastTest):

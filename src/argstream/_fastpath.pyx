@@ -447,12 +447,29 @@ cpdef object fast_test(object chunk, str name=u"chunk"):
     (not overridden in a subclass), whose ``hit`` (``text_slot``) the caller may run instead of calling
     it; else ``None``."""
     cdef object owner = getattr(chunk, "__self__", None)
+    cdef object cls, key, known, method, found
     if not isinstance(owner, FastTest):
         return None
-    for klass in type(owner).__mro__:
+    cls = type(owner)
+    method = getattr(cls, name, None)
+    key = (cls, name)
+    known = FAST_CLASSES.get(key)
+    if known is not None and (<tuple>known)[0] is method:
+        return owner if (<tuple>known)[1] else None
+    found = False
+    for klass in cls.__mro__:
         if name in klass.__dict__:
-            return owner if klass in COMPILED else None
-    return None
+            found = klass in COMPILED
+            break
+    if len(FAST_CLASSES) >= 256:
+        FAST_CLASSES.clear()  # (classes made on the fly: the answers are kept for a few, not for all)
+    FAST_CLASSES[key] = (method, found)
+    return owner if found else None
+
+
+#: ``fast_test``'s answers by ``(class, name)``: the class's attribute then, and whether it is this
+#: module's (walking the MRO cost about 4K instructions a stream); an attribute changed since is asked again
+cdef dict FAST_CLASSES = {}
 
 
 cdef class AnthropicBlock:
@@ -1172,6 +1189,141 @@ cdef class GeminiFast(FastTest):
             self.found = encoded[1:len(encoded) - 1]
         return sink[1]
 
+    def text_chunk(self, item, text=None):
+        """See ``_fastpath_py.GeminiFast.text_chunk``."""
+        return self.triple(self.text_slot(item, text))
+
+    cdef object text_slot(self, object item, object text):
+        cdef object candidates, candidate, content, parts, part, got, signature, response_id, read
+        cdef bint reasoning
+        if self._call is not None:
+            return None
+        if type(item) is not dict:
+            read = self._text_read(item)
+            if read is None:
+                return None
+            return self.text_hit((<tuple>read)[0], (<tuple>read)[1], (<tuple>read)[2] if text is None else text)
+        candidates = (<dict>item).get(u"candidates")
+        candidate = (<list>candidates)[0] if type(candidates) is list and len(<list>candidates) == 1 else None
+        if type(candidate) is not dict or (<dict>candidate).get(u"finishReason") is not None:
+            return None
+        content = (<dict>candidate).get(u"content")
+        parts = (<dict>content).get(u"parts") if type(content) is dict else None
+        part = (<list>parts)[0] if type(parts) is list and len(<list>parts) == 1 else None
+        if type(part) is not dict or (<dict>candidate).get(u"finish_reason") is not None:
+            return None
+        got = (<dict>part).get(u"text")
+        if (type(got) is not str or not got or (<dict>part).get(u"functionCall") is not None
+                or (<dict>part).get(u"function_call") is not None):
+            return None
+        try:
+            signature = (<dict>part).get(u"thoughtSignature")
+            if signature or (signature is None and (<dict>part).get(u"thought_signature")):
+                return None
+            reasoning = bool((<dict>part).get(u"thought"))
+            response_id = (<dict>item).get(u"responseId")
+            if response_id is None:
+                response_id = (<dict>item).get(u"response_id")
+            response_id = response_id or None
+        except Exception:
+            return None
+        return self.text_hit(reasoning, response_id, got if text is None else text)
+
+    cdef object text_hit(self, bint reasoning, object response_id, object text):
+        """See ``_fastpath_py.GeminiFast._text_hit`` (the slot; text and kind in ``found``, ``found_kind``)."""
+        cdef object cls = (REASONING_CLASS if reasoning else MESSAGE_CLASS) if MESSAGE_CLASS is not None else None
+        cdef object run
+        if cls is None:
+            cls = text_classes()[1 if reasoning else 0]
+        run = self._text
+        if run is not None and run[1] is not cls:
+            return None
+        if response_id is not None and self._response_id is None:
+            self._response_id = response_id
+        if run is None:
+            run = (self._index(), cls)
+            self._text = run
+        self._finished = False
+        self.found = text
+        self.found_kind = REASONING_TEXT if reasoning else MESSAGE_TEXT
+        return run[0]
+
+    def call_chunk(self, item):
+        """See ``_fastpath_py.GeminiFast.call_chunk``."""
+        cdef object candidates, candidate, content, parts, part, call, name, args, call_id, reason, usage
+        cdef object response_id, walkable, closed, calls, end
+        cdef list found
+        cdef dict meta
+        if type(item) is not dict or self._call is not None or not self.whole_values:
+            return None
+        candidates = (<dict>item).get(u"candidates")
+        candidate = (<list>candidates)[0] if type(candidates) is list and len(<list>candidates) == 1 else None
+        if type(candidate) is not dict or u"finish_reason" in <dict>candidate:
+            return None
+        content = (<dict>candidate).get(u"content")
+        parts = (<dict>content).get(u"parts") if type(content) is dict else None
+        if type(parts) is not list or not parts:
+            return None
+        walkable = WALKABLE if WALKABLE is not None else walkable_test()
+        found = []
+        for part in <list>parts:
+            call = (<dict>part).get(u"functionCall") if type(part) is dict and len(<dict>part) == 1 else None
+            if type(call) is not dict:
+                return None
+            name = (<dict>call).get(u"name")
+            args = (<dict>call).get(u"args")
+            call_id = (<dict>call).get(u"id")
+            if (type(name) is not str or not name or type(args) is not dict
+                    or len(<dict>call) != 2 + (u"id" in <dict>call)
+                    or (call_id is not None and type(call_id) is not str) or not walkable(args)):
+                return None
+            found.append((name, args, call_id))
+        if u"usage_metadata" in <dict>item or u"response_id" in <dict>item:
+            return None
+        reason = (<dict>candidate).get(u"finishReason")
+        usage = (<dict>item).get(u"usageMetadata")
+        response_id = (<dict>item).get(u"responseId")
+        if (reason is not None and type(reason) is not str) or (
+                response_id is not None and type(response_id) is not str):
+            return None
+        if reason and usage is not None:
+            usage = json_copy(usage, 0)
+            if usage is NOT_JSON:
+                return None
+        if response_id and self._response_id is None:
+            self._response_id = response_id
+        closed, calls = self.take_calls(found, self._response_id or u"gemini")
+        self._finished = False
+        end = None
+        if reason:
+            self._finished = True
+            meta = {u"stop_reason": reason}
+            if usage is not None:
+                meta[u"usage"] = usage
+            end = self._finish(reason, meta)
+            self._response_calls = False
+        return closed, calls, end
+
+    cdef tuple take_calls(self, list found, object prefix):
+        """``WholeCallAdapter._take_calls`` (the twin's ``call_chunk`` calls that), compiled."""
+        cdef object closed = None, run = self._text, name, arguments, call_id, index
+        cdef list calls = []
+        cdef dict meta
+        if run is not None:
+            closed = run[0]
+        self._text = None
+        for name, arguments, call_id in found:
+            meta = {}
+            if not call_id:
+                call_id = f"{prefix}-call-{self._calls}"
+                meta[u"id_generated"] = True
+            self._calls += 1
+            index = self._next_index
+            self._next_index = index + 1
+            calls.append((index, call_id, name, arguments, meta))
+        self._response_calls = True
+        return closed, calls
+
     cdef bint shape(self, dict item) except -1:
         """Whether ``item`` is a chunk of one candidate, no finish, one part, a ``functionCall`` of
         ``partialArgs`` and ``willContinue: true`` alone, its one piece of three fields and
@@ -1203,6 +1355,60 @@ cdef class GeminiFast(FastTest):
         self._s_value = (<dict>piece).get(u"stringValue")
         self._s_path = (<dict>piece).get(u"jsonPath")
         return True
+
+
+cdef object MESSAGE_CLASS = None  # ``events.Message`` and ``Reasoning``, the kinds of a text run (``text_classes``)
+cdef object REASONING_CLASS = None
+cdef object WALKABLE = None  # ``providers._common._walkable`` (``walkable_test``)
+cdef object NOT_JSON = object()
+cdef int JSON_COPY_DEPTH = 32  # ``_fastpath_py.JSON_COPY_DEPTH``
+
+
+cdef tuple text_classes():
+    """``(Message, Reasoning)``, imported when first asked (``events`` imports this module's backend)."""
+    global MESSAGE_CLASS, REASONING_CLASS
+    from argstream.events import Message, Reasoning
+    MESSAGE_CLASS, REASONING_CLASS = Message, Reasoning
+    return MESSAGE_CLASS, REASONING_CLASS
+
+
+cdef object walkable_test():
+    """``providers._common._walkable``, imported when first asked (as ``text_classes``)."""
+    global WALKABLE
+    from argstream.providers._common import _walkable
+    WALKABLE = _walkable
+    return WALKABLE
+
+
+cdef object json_copy(object value, int depth):
+    """See ``_fastpath_py._json_copy`` (``NOT_JSON`` for anything but JSON values of their exact types)."""
+    cdef object kind = type(value)
+    cdef object key, item, copied
+    cdef dict out
+    cdef list items
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if depth >= JSON_COPY_DEPTH:
+        return NOT_JSON
+    if kind is dict:
+        out = {}
+        for key, item in (<dict>value).items():
+            if type(key) is not str:
+                return NOT_JSON
+            copied = json_copy(item, depth + 1)
+            if copied is NOT_JSON:
+                return NOT_JSON
+            out[key] = copied
+        return out
+    if kind is list:
+        items = []
+        for item in <list>value:
+            copied = json_copy(item, depth + 1)
+            if copied is NOT_JSON:
+                return NOT_JSON
+            items.append(copied)
+        return items
+    return NOT_JSON
 
 
 COMPILED = (AnthropicFast, ResponsesFast, ChatFast, GeminiFast, LangChainFast, PydanticAIFast, AgentsFast)

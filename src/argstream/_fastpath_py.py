@@ -461,6 +461,12 @@ class GeminiFast:
     _response_id: Any
     _finished: Any = False  # a bool, typed ``Any`` as ``ChatFast._clean_end`` is (the subclass holds it)
     _sink: Any = None
+    # the rest of the adapter's state, and what ``WholeCallAdapter`` gives it (after this class in its MRO)
+    _text: Any
+    whole_values: Any
+    _response_calls: Any
+    _index: Any
+    _take_calls: Any
 
     def _open_string(self, path: str) -> tuple[str, int, list[str]] | None:
         raise NotImplementedError
@@ -508,3 +514,175 @@ class GeminiFast:
         self._finished = False
         list.append(pieces, value)  # the writer's list is a subclass: its own ``append``, were there one, is not asked
         return sink[1], _encode_string(value)[1:-1]
+
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, int] | None:
+        """``(index, text, kind)`` of a chunk whose one candidate holds one text part (a thought:
+        ``REASONING_TEXT``, else ``MESSAGE_TEXT``) that continues the open text run or opens the first
+        (no run open), with no finish, no signature and no call open; else ``None`` and nothing
+        changed. A hit does what ``feed`` does with such a chunk: the response id read when none was,
+        the run opened, the response no longer finished. A wire dict is read here; anything else by the
+        adapter's ``_text_read``. Never raises: a malformed chunk is the general way's."""
+        if self._call is not None:
+            return None
+        if type(item) is not dict:
+            read = self._text_read(item)
+            return None if read is None else self._text_hit(read[0], read[1], read[2] if text is None else text)
+        candidates = item.get("candidates")
+        candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
+        if type(candidate) is not dict or candidate.get("finishReason") is not None:
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        part = parts[0] if type(parts) is list and len(parts) == 1 else None
+        if type(part) is not dict or candidate.get("finish_reason") is not None:
+            return None
+        got = part.get("text")
+        if (type(got) is not str or not got or part.get("functionCall") is not None
+                or part.get("function_call") is not None):
+            return None
+        try:
+            signature = part.get("thoughtSignature")
+            if signature or (signature is None and part.get("thought_signature")):
+                return None
+            reasoning = bool(part.get("thought"))
+            response_id = item.get("responseId")
+            if response_id is None:
+                response_id = item.get("response_id")
+            response_id = response_id or None  # (its truth asked, as ``feed`` asks it)
+        except Exception:  # noqa: BLE001 - the general way raises what it finds
+            return None
+        return self._text_hit(reasoning, response_id, got if text is None else text)
+
+    def _text_read(self, item: Any) -> tuple[bool, Any, str] | None:
+        raise NotImplementedError
+
+    def _text_hit(self, reasoning: bool, response_id: Any, text: str) -> tuple[int, str, int] | None:
+        """``text_chunk``'s answer for a lone text part (a thought: ``reasoning``) in a chunk of
+        ``response_id`` (``None``: none): what ``feed`` does to the adapter with it done."""
+        message, thought = _text_classes()
+        cls = thought if reasoning else message
+        run = self._text
+        if run is not None and run[1] is not cls:
+            return None  # another kind of text: the run before it is flushed the general way
+        if response_id is not None and self._response_id is None:
+            self._response_id = response_id
+        if run is None:
+            run = self._text = (self._index(), cls)
+        self._finished = False
+        return run[0], text, REASONING_TEXT if reasoning else MESSAGE_TEXT
+
+    def call_chunk(self, item: Any) -> Any:
+        """The whole calls of a chunk (a wire dict) whose one candidate holds only ``functionCall`` parts,
+        each a name and an ``args`` object (an ``id`` too, or not) and nothing else, with a finish or
+        not, no streamed call open, for the fused pipeline (``whole_values``): ``(closed, calls, end)``
+        as ``providers._common.WholeCalls`` has it; else ``None`` and nothing changed. A hit does to
+        the adapter what ``feed`` does with such a chunk. Never raises: anything else is the general
+        way's."""
+        if type(item) is not dict or self._call is not None or not self.whole_values:
+            return None
+        candidates = item.get("candidates")
+        candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
+        if type(candidate) is not dict or "finish_reason" in candidate:
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is not list or not parts:
+            return None
+        walkable = _walkable()
+        found = []
+        for part in parts:
+            call = part.get("functionCall") if type(part) is dict and len(part) == 1 else None
+            if type(call) is not dict:
+                return None
+            name, args, call_id = call.get("name"), call.get("args"), call.get("id")
+            if (type(name) is not str or not name or type(args) is not dict
+                    or len(call) != 2 + ("id" in call) or (call_id is not None and type(call_id) is not str)
+                    or not walkable(args)):
+                return None
+            found.append((name, args, call_id))
+        if "usage_metadata" in item or "response_id" in item:
+            return None  # the SDK's names in a dict: the general way reads either spelling
+        reason = candidate.get("finishReason")
+        usage = item.get("usageMetadata")
+        response_id = item.get("responseId")
+        if (reason is not None and type(reason) is not str) or (
+                response_id is not None and type(response_id) is not str):
+            return None
+        if reason and usage is not None:
+            usage = _json_copy(usage, 0)
+            if usage is _NOT_JSON:
+                return None  # (not JSON values of their exact types: the general way copies it)
+        if response_id and self._response_id is None:
+            self._response_id = response_id
+        closed, calls = self._take_calls(found, self._response_id or "gemini")
+        self._finished = False
+        end = None
+        if reason:
+            self._finished = True
+            meta: dict[str, Any] = {"stop_reason": reason}
+            if usage is not None:
+                meta["usage"] = usage
+            end = self._finish(reason, meta)
+            self._response_calls = False
+        return closed, calls, end
+
+    def _finish(self, reason: str, meta: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+
+_TEXT_CLASSES: tuple[type, type] | None = None
+_WALKABLE: Any = None
+_NOT_JSON = object()
+#: how deep ``_json_copy`` goes before it declines (the general way copies deeper values)
+JSON_COPY_DEPTH = 32
+
+
+def _text_classes() -> tuple[type, type]:
+    """``(Message, Reasoning)``, the kinds of a text run (imported when first asked: ``events``
+    imports this module's backend)."""
+    global _TEXT_CLASSES
+    if _TEXT_CLASSES is None:
+        from .events import Message, Reasoning
+
+        _TEXT_CLASSES = (Message, Reasoning)
+    return _TEXT_CLASSES
+
+
+def _walkable() -> Any:
+    """``providers._common._walkable`` (imported when first asked, as ``_text_classes``)."""
+    global _WALKABLE
+    if _WALKABLE is None:
+        from .providers._common import _walkable as walkable
+
+        _WALKABLE = walkable
+    return _WALKABLE
+
+
+def _json_copy(value: Any, depth: int) -> Any:
+    """A copy of ``value``, JSON values of their exact types (``dict`` with ``str`` keys, ``list``,
+    ``str``, ``int``, ``float``, ``bool``, ``None``) at most ``JSON_COPY_DEPTH`` deep, as
+    ``providers._common.plain`` copies them; ``_NOT_JSON`` for anything else."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if depth >= JSON_COPY_DEPTH:
+        return _NOT_JSON
+    if kind is dict:
+        out = {}
+        for key, item in value.items():  # (exact types: no code of the value's runs while it is read)
+            if type(key) is not str:
+                return _NOT_JSON
+            item = _json_copy(item, depth + 1)
+            if item is _NOT_JSON:
+                return _NOT_JSON
+            out[key] = item
+        return out
+    if kind is list:
+        copied = []
+        for item in value:
+            item = _json_copy(item, depth + 1)
+            if item is _NOT_JSON:
+                return _NOT_JSON
+            copied.append(item)
+        return copied
+    return _NOT_JSON

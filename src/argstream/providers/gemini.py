@@ -84,8 +84,6 @@ from ._common import (
     Adapter,
     ProviderProtocolError,
     WholeCallAdapter,
-    WholeCalls,
-    _walkable,
     adrive,
     call_start,
     drive,
@@ -463,7 +461,9 @@ class GeminiAdapter(GeminiFast, WholeCallAdapter):
     ``chunk(item, text=None)``, the test for a Vertex piece that continues the open string, comes from
     ``GeminiFast`` (``_fastpath``, compiled with the core): ``(index, argument text)`` of a chunk (a
     wire dict) whose one piece only continues the string the open streamed call is writing, else
-    ``None`` and nothing changed; ``_open_string`` and ``_sink`` are its state.
+    ``None`` and nothing changed; ``_open_string`` and ``_sink`` are its state. So do the fused
+    pipeline's tests for a lone text part (``text_chunk``, which reads an SDK object with
+    ``_text_read``) and for whole calls (``call_chunk``, which ends a response with ``_finish``).
     """
 
     #: where a piece that continues the open string holds its text (``chunk``), for raw input's templates
@@ -542,41 +542,10 @@ class GeminiAdapter(GeminiFast, WholeCallAdapter):
         pieces = writer.continuation(steps)
         return None if pieces is None else (path, index, pieces)
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
-        """``(index, text, reasoning)`` of a chunk whose one candidate holds one text part (a thought:
-        ``reasoning``) that continues the open text run or opens the first (no run open), with no
-        finish, no signature and no call open; else ``None`` and nothing changed. A hit does what
-        ``feed`` does with such a chunk: the response id read when none was, the run opened, the
-        response no longer finished. Never raises: a malformed chunk is the general way's."""
-        run = self._text
-        if self._call is not None:
-            return None
-        if type(item) is dict:  # a wire dict: read with dict lookups, what the reads below find in one
-            candidates = item.get("candidates")
-            candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
-            if type(candidate) is not dict or candidate.get("finishReason") is not None:
-                return None
-            content = candidate.get("content")
-            parts = content.get("parts") if type(content) is dict else None
-            part = parts[0] if type(parts) is list and len(parts) == 1 else None
-            if type(part) is not dict or candidate.get("finish_reason") is not None:
-                return None
-            got = part.get("text")
-            if (type(got) is not str or not got or part.get("functionCall") is not None
-                    or part.get("function_call") is not None):
-                return None
-            try:
-                signature = part.get("thoughtSignature")
-                if signature or (signature is None and part.get("thought_signature")):
-                    return None
-                cls = Reasoning if part.get("thought") else Message
-                response_id = item.get("responseId")
-                if response_id is None:
-                    response_id = item.get("response_id")
-                response_id = response_id or None  # (its truth asked, as ``feed`` asks it)
-            except Exception:  # noqa: BLE001 - the general way raises what it finds
-                return None
-            return self._text_hit(run, cls, response_id, got if text is None else text)
+    def _text_read(self, item: Any) -> tuple[bool, Any, str] | None:
+        """``text_chunk``'s reading of a chunk that is not a wire dict (an SDK object): ``(reasoning,
+        response id or None, text)`` of its one candidate's one text part, with no finish, no signature
+        and no call; else ``None``. Never raises: a malformed chunk is the general way's."""
         try:
             response_id = _field(item, "response_id", "responseId") or None
             candidates = get_list(item, "candidates")
@@ -593,77 +562,13 @@ class GeminiAdapter(GeminiFast, WholeCallAdapter):
             if (type(got) is not str or not got or _signature(part) is not None
                     or _field(part, "function_call", "functionCall") is not None):
                 return None
-            cls = Reasoning if get(part, "thought") else Message
+            return bool(get(part, "thought")), response_id, got
         except Exception:  # noqa: BLE001 - the general way raises what it finds
             return None
-        return self._text_hit(run, cls, response_id, got if text is None else text)
 
-    def _text_hit(self, run: tuple[int, type] | None, cls: type, response_id: Any,
-                  text: str) -> tuple[int, str, bool] | None:
-        """``text_chunk``'s answer for a lone text part of kind ``cls``, the open run being ``run``, in a
-        chunk of ``response_id`` (``None``: none): what ``feed`` does to this adapter with it done."""
-        if run is not None and run[1] is not cls:
-            return None  # another kind of text: the run before it is flushed the general way
-        if response_id is not None and self._response_id is None:
-            self._response_id = response_id
-        if run is None:
-            run = self._text = (self._index(), cls)
-        self._finished = False
-        return run[0], text, cls is Reasoning
-
-    def call_chunk(self, item: Any) -> WholeCalls | None:
-        """The whole calls of a chunk (a wire dict) whose one candidate holds only ``functionCall`` parts,
-        each a name and an ``args`` object (an ``id`` too, or not) and nothing else, with a finish or
-        not, no streamed call open, for the fused pipeline (``whole_values``); else ``None`` and nothing
-        changed. A hit does to this adapter what ``feed`` does with such a chunk and says what its
-        events would be (``WholeCalls``). Never raises: anything else is the general way's."""
-        if type(item) is not dict or self._call is not None or not self.whole_values:
-            return None
-        candidates = item.get("candidates")
-        candidate = candidates[0] if type(candidates) is list and len(candidates) == 1 else None
-        if type(candidate) is not dict or "finish_reason" in candidate:
-            return None
-        content = candidate.get("content")
-        parts = content.get("parts") if type(content) is dict else None
-        if type(parts) is not list or not parts:
-            return None
-        found = []
-        for part in parts:
-            call = part.get("functionCall") if type(part) is dict and len(part) == 1 else None
-            if type(call) is not dict:
-                return None
-            name, args, call_id = call.get("name"), call.get("args"), call.get("id")
-            if (type(name) is not str or not name or type(args) is not dict
-                    or len(call) != 2 + ("id" in call) or (call_id is not None and type(call_id) is not str)
-                    or not _walkable(args)):
-                return None
-            found.append((name, args, call_id))
-        if "usage_metadata" in item or "response_id" in item:
-            return None  # the SDK's names in a dict: the general way reads either spelling
-        reason = candidate.get("finishReason")
-        usage = item.get("usageMetadata")
-        response_id = item.get("responseId")
-        if (reason is not None and type(reason) is not str) or (
-                response_id is not None and type(response_id) is not str):
-            return None
-        if reason and usage is not None:
-            try:
-                usage = plain(usage)
-            except Exception:  # noqa: BLE001 - the general way raises what it finds
-                return None
-        if response_id and self._response_id is None:
-            self._response_id = response_id
-        closed, calls = self._take_calls(found, self._response_id or "gemini")
-        self._finished = False
-        end = None
-        if reason:
-            self._finished = True
-            end_meta: dict[str, Any] = {"stop_reason": reason}
-            if usage is not None:
-                end_meta["usage"] = usage
-            end = finished(self._reason(reason), end_meta)
-            self._response_calls = False
-        return closed, calls, end
+    def _finish(self, reason: str, meta: dict[str, Any]) -> Finished:
+        """The ``Finished`` of a ``call_chunk`` hit that ends the response (``finishReason`` ``reason``)."""
+        return finished(self._reason(reason), meta)
 
     def _reason(self, name: str) -> FinishReason:
         if name == "STOP":
