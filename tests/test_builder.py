@@ -348,3 +348,17 @@ def test_open_call_leaves_a_held_index_alone():
     assert builder.pending() == [0] and builder.snapshot(0) == "hi" and builder.calls == {}
     call = builder.open_call(1, "c1", "w")
     assert (call.id, call.name) == ("c1", "w") and builder.calls == {1: call}
+
+
+def test_open_text_opens_only_an_empty_index_as_handle_part_would():
+    """``open_text`` opens a text at an index that holds nothing, as ``handle_part(index, cls(text))``
+    does; at a held index it answers ``False`` and leaves the buffer alone (the caller feeds the part,
+    which tells what is wrong)."""
+    fast, slow = EventBuilder(), EventBuilder()
+    assert fast.open_text(0, "hi", Reasoning) is True and fast.text_piece(0, " there", Reasoning)
+    slow.handle_part(0, Reasoning("hi"))
+    slow.handle_part(0, Reasoning(" there"))
+    assert fast.handle_flush(0).kind == slow.handle_flush(0).kind == ChatReasoning("hi there")
+    fast.handle_part(1, ToolCall(ToolCallStart("c1", "w")))
+    assert fast.open_text(1, "x") is False and fast.open_text(2, "y") is True
+    assert fast.pending() == [1, 2] and fast.tool_call(1) == ("c1", "w") and fast.snapshot(2) == "y"

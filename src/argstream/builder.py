@@ -339,6 +339,16 @@ class EventBuilder:
             return True
         return False
 
+    def open_text(self, index: int, text: str, cls: type = Message) -> bool:
+        """What ``handle_part(index, cls(text))`` does for an index that holds nothing yet (``text`` not
+        empty), without the part: a text of that kind opened there, the piece kept; ``False``, with
+        nothing done, when ``index`` holds a buffer already."""
+        if index in self._buffers:
+            return False
+        buffer = self._buffers[index] = _Text(cls)
+        buffer.pieces.append(text)
+        return True
+
     def structured_piece(self, index: int, text: str) -> bool:
         """What ``handle_part(index, Structured(text))`` does when ``index`` holds open structured output
         (the text parsed), without the part; ``False``, with nothing done, otherwise."""

@@ -49,7 +49,7 @@ from typing import Any, Union
 
 from ._backend import AsyncItems, Handover, PipelineBase, record
 from ._fastpath_py import MESSAGE_TEXT, REASONING_TEXT, STRUCTURED_TEXT
-from .builder import EventBuilder
+from .builder import _NO_METADATA, EventBuilder
 from .errors import ArgumentStreamError, Repair
 from .events import (
     ArgumentChunk,
@@ -245,7 +245,8 @@ class ToolStreamState:
             return self.feed(Part(index, Structured(text)))
         reasoning = kind == REASONING_TEXT
         cls = Reasoning if reasoning else Message
-        if self._text is None and self.builder.text_piece(index, text, cls):
+        builder = self.builder
+        if self._text is None and (builder.text_piece(index, text, cls) or builder.open_text(index, text, cls)):
             return [_reasoning_delta(text, index) if reasoning else _text_delta(text, index)]
         return self.feed(Part(index, cls(text)))
 
@@ -414,7 +415,9 @@ class StreamPipeline(PipelineBase):
         closed, calls, _ = hit
         passed = self._run.calls(hit, self.count - 1)
         feed = self._feed
-        out = feed(flush(closed)) if closed is not None else []
+        out: list[Any] = []
+        if closed is not None:  # the text run before the calls, flushed
+            out = self.state._flushed(closed, _NO_METADATA) if self.state._text is None else feed(flush(closed))
         whole_call = self.state.whole_call
         for index, call_id, name, value, metadata in calls:
             out += whole_call(index, call_id, name, value, metadata)

@@ -97,15 +97,27 @@ class OllamaAdapter(WholeCallAdapter):
         with such a line: the first ``created_at`` kept, the run opened. Never raises: a malformed line
         is the general way's."""
         run = self._text
+        message = item.get("message") if type(item) is dict else None
         try:
-            if get(item, "error") is not None or get(item, "done"):
-                return None
-            message = get(item, "message")
-            thinking = get(message, "thinking", "")
-            content = get(message, "content", "")
-            if get_list(message, "tool_calls"):
-                return None
-            created = get(item, "created_at") if self._created is None else None
+            if type(message) is dict:  # a wire line: what the reads below find, with dict lookups
+                if item.get("error") is not None or item.get("done"):
+                    return None
+                thinking = message.get("thinking")
+                content = message.get("content")
+                thinking = "" if thinking is None else thinking
+                content = "" if content is None else content
+                if message.get("tool_calls"):
+                    return None
+                created = item.get("created_at") if self._created is None else None
+            else:
+                if get(item, "error") is not None or get(item, "done"):
+                    return None
+                message = get(item, "message")
+                thinking = get(message, "thinking", "")
+                content = get(message, "content", "")
+                if get_list(message, "tool_calls"):
+                    return None
+                created = get(item, "created_at") if self._created is None else None
         except Exception:  # noqa: BLE001 - the general way raises what it finds
             return None
         if thinking and content:
@@ -165,7 +177,10 @@ class OllamaAdapter(WholeCallAdapter):
         """The ``Finished`` of a line with ``done`` (the response's calls forgotten)."""
         reason = _REASONS.get(done_reason, FinishReason.ERROR) if done_reason is not None else None
         meta: dict[str, Any] = {"stop_reason": done_reason}
-        usage = {k: value for k in _USAGE if (value := get(item, k)) is not None}
+        if type(item) is dict:
+            usage = {k: value for k in _USAGE if (value := item.get(k)) is not None}
+        else:
+            usage = {k: value for k in _USAGE if (value := get(item, k)) is not None}
         if usage:
             meta["usage"] = usage
         end = finished(finish_reason(reason, self._response_calls), meta)
