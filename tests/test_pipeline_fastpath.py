@@ -541,8 +541,18 @@ def ollama_stream(rng: random.Random) -> list[Any]:
         if rng.random() < 0.03:
             line = {"error": "boom"}
         items.append(line)
-    items.append({"model": "m", "created_at": "t", "message": {"role": "assistant", "content": ""}, "done": True,
-                  "done_reason": "stop"})
+    last: dict[str, Any] = {"model": "m", "created_at": "t", "message": {"role": "assistant", "content": ""},
+                            "done": True, "done_reason": "stop"}
+    roll = rng.random()
+    if roll < 0.3:  # other ends: other reasons, a load response's, none, usage, text or nothing in the message
+        last["done_reason"] = rng.choice(["length", "load", "unload", None, 5, "other"])
+    elif roll < 0.45:
+        last.update(eval_count=7, prompt_eval_count=3, total_duration=rng.choice([9, None, "x"]))
+    elif roll < 0.55:
+        last["message"] = rng.choice([{"role": "assistant", "content": "bye"}, {}, {"thinking": "hm"}, None])
+    elif roll < 0.6:
+        last["done"] = rng.choice([1, "yes", False])
+    items.append(last)
     return items
 
 
@@ -716,8 +726,9 @@ def test_gemini_and_ollama_call_tests_give_the_generic_items(fmt: str, options: 
 
 
 def test_whole_calls_skip_the_adapters_feed(make_parser: Any) -> None:
-    """A chunk (a line) of whole calls never reaches the adapter's ``feed``, nor does its finish; the
-    text before them is flushed and each call is finished with its own id, as the general way has it."""
+    """A chunk (a line) of whole calls never reaches the adapter's ``feed``, nor does its finish (Ollama:
+    the line with ``done`` after them); the text before them is flushed and each call is finished with
+    its own id, as the general way has it."""
     from argstream.providers import gemini, ollama
     from argstream.stream import ToolCallStarted
 
@@ -741,7 +752,7 @@ def test_whole_calls_skip_the_adapters_feed(make_parser: Any) -> None:
             adapter = adapter.for_item(items[0])
         adapter.whole_values = True  # as pipeline_for has it
         out, generic = fed_counting(adapter, items)
-        assert generic == len(items) - 2  # all but the text and the calls: (Ollama) the line with done
+        assert generic == 0
         assert [(x.id, x.index) for x in out if type(x) is ToolCallStarted] == [(first, 1), ("mine", 2)]
         finished = out[-1]
         assert type(finished) is StreamFinished and finished.reason is FinishReason.TOOL_USE

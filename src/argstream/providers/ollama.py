@@ -145,6 +145,8 @@ class OllamaAdapter(WholeCallAdapter):
         if type(message) is not dict or message.get("thinking") or message.get("content"):
             return None
         entries = message.get("tool_calls")
+        if entries is None:
+            return self._done_line(item)
         if type(entries) is not list or not entries:
             return None
         found = []
@@ -172,6 +174,22 @@ class OllamaAdapter(WholeCallAdapter):
         else:
             self._empty = False
         return closed, calls, end
+
+    def _done_line(self, item: dict[str, Any]) -> WholeCalls | None:
+        """``call_chunk``'s answer for a line whose message holds nothing (no text, no calls): when it
+        is the response's last (``done: true``, a ``done_reason`` that is no load response's), what
+        ``feed`` does with it, as ``(closed text run, [], Finished)``; else ``None``, nothing changed."""
+        done_reason = item.get("done_reason")
+        if item.get("done") is not True or type(done_reason) is not str or done_reason in ("load", "unload"):
+            return None
+        self._held = None
+        if self._created is None:
+            self._created = item.get("created_at")
+        closed = self._text[0] if self._text is not None else None
+        self._text = None
+        end = self._finished(item, done_reason)
+        self._empty = True
+        return closed, [], end
 
     def _finished(self, item: Any, done_reason: Any) -> Finished:
         """The ``Finished`` of a line with ``done`` (the response's calls forgotten)."""
