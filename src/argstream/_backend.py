@@ -81,12 +81,14 @@ if core is not None and fragments_c is not None and tokenizer_c is not None:
     IncrementalArgParserC = core.IncrementalArgParser
     TokenizerC = tokenizer_c.Tokenizer
     IncrementalArgParser: Any = IncrementalArgParserC
+    StrictParsers: Any = core.StrictParsers
     Scalar: Any = fragments_c.Scalar
     String: Any = fragments_c.String
     ArrayItem: Any = fragments_c.ArrayItem
     ObjectEntry: Any = fragments_c.ObjectEntry
 else:
     IncrementalArgParser = IncrementalArgParserPy
+    StrictParsers = _parser_py.StrictParsers
     Scalar = _fragments_py.Scalar
     String = _fragments_py.String
     ArrayItem = _fragments_py.ArrayItem

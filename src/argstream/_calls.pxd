@@ -26,6 +26,7 @@ cdef class PipelineBase:
     cdef object text_method  # ``_text_chunk``: the adapter's test for a message text delta, or None
     cdef bint fast_text  # ``text_method`` is ``fast``'s own: its ``text_slot`` runs instead
     cdef public object _call_chunk  # the adapter's test for a wire item of tool calls sent whole, or None
+    cdef public object state  # the stream state (``stream.ToolStreamState``) whose methods are below
     cdef public object _run
     cdef public object _feed
     cdef public object _argument

@@ -376,14 +376,20 @@ cdef class ArgumentCall:
         self.seen = False
         self.failed = False
         self.violated = False
-        self.flat = getattr(parser, "flat", False) is True
-        self.twin = type(parser).__module__.endswith("._parser_py")
+        if type(parser) is IncrementalArgParser and (<IncrementalArgParser>parser)._tok is not None:
+            # (what the general reads below give for the compiled parser, without three attribute lookups)
+            self.flat = (<IncrementalArgParser>parser)._builder.flat
+            self.twin = False
+            self.lenient = (<IncrementalArgParser>parser)._lenient
+        else:
+            self.flat = getattr(parser, "flat", False) is True
+            self.twin = type(parser).__module__.endswith("._parser_py")
+            self.lenient = getattr(parser, "lenient", False) is True
         self.progress = progress
-        self.lenient = getattr(parser, "lenient", False) is True
         self._repaired = 0
         self._open_path = None
         self._open_pieces = None
-        self._cparser = parser if type(parser) is IncrementalArgParser and not parser.lenient else None
+        self._cparser = parser if type(parser) is IncrementalArgParser and not self.lenient else None
         self._agg_push = aggregator.push
         self._cagg = aggregator if type(aggregator) is FragmentAggregator else None
         self._fast_items = self.flat and (progress is ToolCallArgumentProgress or progress is None) and (
@@ -598,6 +604,28 @@ cdef class ArgumentCall:
 cdef class PipelineBase:
     """The fused pipeline's ``feed``: ``_calls_py.PipelineBase``, which this follows line by line, in C
     (its fields are declared in ``_calls.pxd``)."""
+
+    def __init__(self, adapter, state):
+        """The pipeline of one stream: ``adapter``'s tests and ``state``'s methods (see the twin)."""
+        cdef object run_type, report, parts, builder = state.builder
+        run_type, report, parts = type(self)._links
+        self.state = state
+        self._run = run_type(adapter)
+        chunk = getattr(adapter, "chunk", None)
+        self.chunk_method = chunk
+        self.fast = fast_test(chunk) if chunk is not None else None
+        if type(builder).handle_part is parts:
+            self.text_method = getattr(adapter, "text_chunk", None)
+            self.fast_text = self.fast is not None and self.text_method is not None and (
+                fast_test(self.text_method, u"text_chunk") is self.fast)
+            self._call_chunk = getattr(adapter, "call_chunk", None)
+        self._argument = state.argument
+        self._text = state.text
+        self._feed = state.feed if state._text is not None else state._feed_one
+        self._calls = builder.calls
+        self._report = report
+        self.count = 0
+        self.over = False
 
     @property
     def _chunk(self):

@@ -475,7 +475,12 @@ class PipelineBase:
     """
 
     __slots__ = ("_chunk", "_text_chunk", "_call_chunk", "_run", "_feed", "_argument", "_text", "_calls", "_report",
-                 "count", "over")
+                 "count", "over", "state")
+
+    #: ``(run_type, report, handle_part)``, the subclass's: the driver machinery's class (made with the
+    #: adapter), the function that reports a call's failure and first violation, and the builder method
+    #: that the parts the tests take would skip (a builder that overrides it gets every part the general way)
+    _links: tuple[Any, Any, Any]
 
     _chunk: Any
     _text_chunk: Any
@@ -488,6 +493,24 @@ class PipelineBase:
     _report: Any
     count: int
     over: bool
+
+    def __init__(self, adapter: Any, state: Any) -> None:
+        """The pipeline of one stream: ``adapter``'s tests, ``state``'s (``stream.ToolStreamState``) methods."""
+        run_type, report, parts = type(self)._links
+        builder = state.builder
+        self.state = state
+        self._run = run_type(adapter)
+        self._chunk = getattr(adapter, "chunk", None)
+        own = type(builder).handle_part is parts
+        self._text_chunk = getattr(adapter, "text_chunk", None) if own else None
+        self._call_chunk = getattr(adapter, "call_chunk", None) if own else None
+        self._argument = state.argument
+        self._text = state.text
+        self._feed = state.feed if state._text is not None else state._feed_one  # one call less per event
+        self._calls = builder.calls
+        self._report = report
+        self.count = 0
+        self.over = False
 
     def feed(self, item: Any) -> list[Any]:
         """The stream items of one wire item (see ``StreamPipeline``)."""

@@ -27,6 +27,7 @@ cdef class FragmentBuilder(Sink):
     cdef Py_ssize_t cap
     cdef bint string_empty
     cdef object path_tuple
+    cdef int setup(self, bint flat, object tokenizer) except -1
     cdef int emit(self, object leaf) except -1
     cdef int _start(self) except -1
     cdef int _open(self, uint8_t kind) except -1

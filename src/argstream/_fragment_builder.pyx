@@ -44,15 +44,22 @@ cdef class FragmentBuilder(Sink):
         self.path_tuple = ()
 
     def __init__(self, bint flat=False, tokenizer=None):
+        self.setup(flat, tokenizer)
+
+    cdef int setup(self, bint flat, object tokenizer) except -1:
+        """``__init__``, for the parser that makes one per call (no arguments to parse)."""
         self.flat = flat
-        self.out = []
-        self.path = []
+        if self.out is None or len(self.out):  # (``__cinit__``'s fresh lists, kept unless a use filled them)
+            self.out = []
+        if self.path is None or len(self.path):
+            self.path = []
         self.path_tuple = ()
         self.tok = tokenizer
         self.recording = tokenizer is not None
         self.span_n = 0
         self.span_list = None
         self.key_list = None
+        return 0
 
     def __dealloc__(self):
         PyMem_Free(self.kinds)

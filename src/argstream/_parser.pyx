@@ -51,6 +51,30 @@ NESTED_MAX_DEPTH = 64
 HISTORY_LIMIT = 1 << 20
 
 
+@cython.final
+cdef class StrictParsers:
+    """A maker of strict parsers (flat fragments, duplicate keys caught), ``max_depth`` deep, with
+    ``spans`` or not: what ``EventBuilder`` calls for each tool call. The same parser as
+    ``IncrementalArgParser(max_depth=..., flat=True, catch_duplicate_keys=True, spans=...)``, made
+    without its keyword arguments parsed each time (``_parser_py.StrictParsers``)."""
+    cdef object max_depth
+    cdef bint spans
+
+    def __init__(self, max_depth, bint spans=False):
+        if type(max_depth) is not int or max_depth < 1:
+            raise ValueError("max_depth must be an int of at least 1")
+        self.max_depth = max_depth
+        self.spans = spans
+
+    def __call__(self):
+        cdef IncrementalArgParser parser = IncrementalArgParser.__new__(IncrementalArgParser)
+        parser._setup(self.max_depth, True, u"replace", True, self.spans, False)
+        return parser
+
+    def __repr__(self):
+        return f"StrictParsers({self.max_depth!r}, spans={bool(self.spans)!r})"
+
+
 cdef object argstream_sticky(IncrementalArgParser parser):
     """The exception a push on a failed (or uninitialised) parser raises, taken instead of raised."""
     try:
@@ -150,7 +174,8 @@ cdef class IncrementalArgParser:
             self._options = dict(max_depth=max_depth, flat=flat, surrogates=surrogates,
                                  catch_duplicate_keys=catch_duplicate_keys, spans=spans, lenient=True)
         self._tok = tokenizer_new(max_depth, surrogates, catch_duplicate_keys)
-        self._builder = FragmentBuilder(flat, self._tok if spans else None)
+        self._builder = FragmentBuilder.__new__(FragmentBuilder)
+        self._builder.setup(flat, self._tok if spans else None)
         return 0
 
     def push(self, chunk):

@@ -232,3 +232,24 @@ class IncrementalArgParser:
     @property
     def max_depth(self) -> int:
         return self._tok.max_depth
+
+
+class StrictParsers:
+    """A maker of strict parsers (flat fragments, duplicate keys caught), ``max_depth`` deep, with
+    ``spans`` or not: what ``EventBuilder`` calls for each tool call. Calling it is
+    ``IncrementalArgParser(max_depth=..., flat=True, catch_duplicate_keys=True, spans=...)``; the
+    compiled one (``_parser.StrictParsers``) makes that parser without parsing keyword arguments."""
+
+    __slots__ = ("max_depth", "spans")
+
+    def __init__(self, max_depth: int, spans: bool = False) -> None:
+        if type(max_depth) is not int or max_depth < 1:
+            raise ValueError("max_depth must be an int of at least 1")
+        self.max_depth = max_depth
+        self.spans = bool(spans)
+
+    def __call__(self) -> IncrementalArgParser:
+        return IncrementalArgParser(max_depth=self.max_depth, flat=True, catch_duplicate_keys=True, spans=self.spans)
+
+    def __repr__(self) -> str:
+        return f"StrictParsers({self.max_depth!r}, spans={self.spans!r})"

@@ -1129,7 +1129,9 @@ cdef int _feed_buffer(Tokenizer t, object chunk, Sink sink) except -1:
 # ---------------------------------------------------------------------------
 
 cdef object tokenizer_new(Py_ssize_t max_depth, str surrogates, bint catch_duplicate_keys):
-    return Tokenizer(max_depth, surrogates, catch_duplicate_keys)
+    cdef Tokenizer t = Tokenizer.__new__(Tokenizer)  # (``__init__``'s work without its arguments parsed)
+    t._setup(max_depth, surrogates, catch_duplicate_keys)
+    return t
 
 
 cdef int _feed(Tokenizer t, const unsigned char* data, Py_ssize_t n, Sink sink) except -1:

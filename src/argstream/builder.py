@@ -49,7 +49,7 @@ from .events import (
     WholeArguments,
     _now,
 )
-from ._backend import ArgumentCall, encode_c, record
+from ._backend import ArgumentCall, StrictParsers, encode_c, record
 from .parser import IncrementalArgParser
 from .tools import tool_schemas
 
@@ -147,12 +147,10 @@ Each fragment names its whole path, so the work per fragment grows with its dept
 is an error (``ArgumentStreamError``), like any invalid arguments."""
 
 
-def _strict_parser() -> Any:
-    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, flat=True)
-
-
-def _strict_parser_with_spans() -> Any:
-    return IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, flat=True, spans=True)
+#: a tool call's parser: ``IncrementalArgParser(catch_duplicate_keys=True, max_depth=TOOL_MAX_DEPTH, flat=True)``,
+#: made without its keywords parsed (every call of every stream makes one); with the spans a schema check reads
+_strict_parser = StrictParsers(TOOL_MAX_DEPTH)
+_strict_parser_with_spans = StrictParsers(TOOL_MAX_DEPTH, spans=True)
 
 
 def _compile_tools(tools: Any) -> dict[str, Any]:
@@ -366,7 +364,15 @@ class EventBuilder:
             return None
         buffer = self._buffers[index] = _Json(True, self._parser_factory(), index)
         call = self._calls[index] = buffer.call
-        self._start(buffer, call_id, name)
+        if call_id:  # (``_start`` on a call with no id, name or value yet)
+            call.id = call_id
+        if name:
+            call.name = name
+            if self._schemas is not None:
+                buffer.schema = self._schemas.get(name)
+                if buffer.schema is not None:
+                    call.validator = buffer.schema.validator()
+                    call.spans = getattr(call.parser, "spans", None) is not None
         return call
 
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:

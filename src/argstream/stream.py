@@ -378,23 +378,12 @@ class StreamPipeline(PipelineBase):
         ProviderProtocolError: the item breaks its format (feed :meth:`failed`'s items first).
     """
 
-    __slots__ = ("state",)
+    __slots__ = ()
 
-    def __init__(self, adapter: Any, state: ToolStreamState) -> None:
-        self.state = state
-        self._run = _Run(adapter)
-        self._chunk = getattr(adapter, "chunk", None)
-        # (a builder whose own handle_part would not see the text parts the test takes: every part, the general way)
-        own = type(state.builder).handle_part is EventBuilder.handle_part
-        self._text_chunk = getattr(adapter, "text_chunk", None) if own else None
-        self._call_chunk = getattr(adapter, "call_chunk", None) if own else None
-        self._argument = state.argument
-        self._text = state.text
-        self._feed = state.feed if state._text is not None else state._feed_one  # one call less per event
-        self._calls = state.builder.calls
-        self._report = _report
-        self.count = 0
-        self.over = False
+    # what the base's ``__init__(adapter, state)`` (compiled with the core) builds a stream's pipeline from:
+    # the driver machinery, the report of a call's failure and first violation, and the builder method a
+    # builder must not override for the text and whole-call tests to run (else every part goes the general way)
+    _links = (_Run, _report, EventBuilder.handle_part)
 
     def hit(self, item: Any) -> tuple[int, str] | None:
         """``(index, text)`` when ``item`` is the dominant event (counted as read), else ``None``:
@@ -487,10 +476,14 @@ def pipeline_for(provider: Provider, first: Any, state: ToolStreamState,
     make = getattr(provider, "adapter", None) if isinstance(provider, ModuleType) else None
     if make is None:
         return None
-    adapter = make(**(options or {}))
-    pick = getattr(adapter, "for_item", None)  # an adapter that picks another from the first item: that one
-    if pick is not None:
-        adapter = pick(first)
+    made = getattr(provider, "adapter_for", None) if not options else None
+    if made is not None:  # a module whose adapter picks another from the first item, made at once
+        adapter = made(first)
+    else:
+        adapter = make(**(options or {}))
+        pick = getattr(adapter, "for_item", None)  # an adapter that picks another from the first item: that one
+        if pick is not None:
+            adapter = pick(first)
     if isinstance(adapter, Adapter):
         adapter.whole_values = True  # its events reach only this pipeline's builder
     return StreamPipeline(adapter, state)
@@ -522,7 +515,7 @@ def iter_tool_stream(
         provider cannot be detected.
     """
     iterator = iter(stream)
-    state = ToolStreamState(_with_tools(builder_factory, tools, lenient), text_tool_calls=text_tool_calls, tools=tools)
+    state = _state(builder_factory, tools, lenient, text_tool_calls)
     try:
         try:
             first = next(iterator)
@@ -612,7 +605,7 @@ async def _aiter_tool_stream(
 ) -> AsyncGenerator[Any, None]:
     """``aiter_tool_stream``'s body: its items, and a :class:`Handover` where the items of a per-item
     loop would be (the stream's exception, if any, is thrown back in there)."""
-    state = ToolStreamState(_with_tools(builder_factory, tools, lenient), text_tool_calls=text_tool_calls, tools=tools)
+    state = _state(builder_factory, tools, lenient, text_tool_calls)
     is_async = hasattr(stream, "__aiter__")
     iterator: Any = stream.__aiter__() if is_async else iter(stream)  # type: ignore[union-attr,arg-type]
     try:
@@ -686,6 +679,14 @@ async def _aiter_tool_stream(
                 if hasattr(result, "__await__"):
                     await result
         raise
+
+
+def _state(builder_factory: Callable[[], EventBuilder], tools: Any, lenient: bool,
+           text_tool_calls: str | None) -> ToolStreamState:
+    """The stream state of ``iter_tool_stream``'s options (made with no keyword when there are none: every stream makes one)."""
+    if tools is None and not lenient and text_tool_calls is None:
+        return ToolStreamState(builder_factory)
+    return ToolStreamState(_with_tools(builder_factory, tools, lenient), text_tool_calls=text_tool_calls, tools=tools)
 
 
 def _with_tools(builder_factory: Callable[[], EventBuilder], tools: Any, lenient: bool = False) -> Callable[[], EventBuilder]:

@@ -826,6 +826,14 @@ def adapter() -> Adapter:
     return _AutoAdapter()
 
 
+def adapter_for(first: Any) -> Adapter:
+    """``adapter().for_item(first)``: the adapter for a stream whose first item is ``first``, made
+    without the picker in between (a fused pipeline makes one a stream)."""
+    if type(first) is dict:
+        return InteractionsAdapter() if first.get("event_type") is not None else GeminiAdapter()
+    return _AutoAdapter().for_item(first)
+
+
 def to_events(stream: Iterable[Any]) -> Iterator[Event]:
     """Events from a Gemini stream: SDK ``GenerateContentResponse`` chunks, decoded wire dicts, or
     Interactions API events.
