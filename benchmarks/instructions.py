@@ -6,9 +6,14 @@ with ``tools=`` 5x) can be read from counts too. A count is not a time (a cache 
 an add), so these ratios sit beside the timed ones in the notes, never in place of them.
 
 Each case runs in a process of its own under ``valgrind --tool=cachegrind --cache-sim=no``, once
-with the case called once (setup, imports, a first call) and once with it called ``1 + REPS`` times;
-the difference over ``REPS`` times the stream's deltas is what one more delta costs. Needs valgrind
-(Debian's ``valgrind``); slow (about 20 s a process):
+with the case called ``WARMUP`` times (setup, imports, first calls) and once with it called
+``WARMUP + REPS`` times; the difference over ``REPS`` times the stream's deltas is what one more
+delta costs. The first calls cost more than later ones (the interpreter specialises a function's
+bytecode over its first runs, and caches fill), so the count is of a call after ``WARMUP`` of them:
+the steady state that the timed benchmarks' rounds measure. (Until the stop after ed64670 the
+baseline made one call: a 2 KB Gemini stream counted 223.8K that way and 191.1K steady, so
+counts in notes before it are higher for short streams.) Needs valgrind (Debian's ``valgrind``);
+slow (about 20 s a process):
 
     python benchmarks/instructions.py                                  # the default table
     python benchmarks/instructions.py anthropic,openai_chat parser,wire-dicts 20K
@@ -26,6 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPS = 2
+WARMUP = 5
 PROVIDERS = ("anthropic", "openai_chat", "openai_responses")
 CASES = ("parser", "json.loads-floor", "raw-sse", "wire-dicts", "wire-dicts+tools", "coordinator")
 
@@ -62,8 +68,8 @@ def per_delta(provider: str, size: str, impl: str) -> float:
     from bench_vertex import vertex_stream
     from wire_data import wire_stream
 
-    once = instructions(provider, size, impl, 1)
-    more = instructions(provider, size, impl, 1 + REPS)
+    once = instructions(provider, size, impl, WARMUP)
+    more = instructions(provider, size, impl, WARMUP + REPS)
     deltas = len(vertex_stream(size)[1]) if provider == "vertex" else wire_stream(provider, size).n_deltas
     return (more - once) / (REPS * deltas)
 
