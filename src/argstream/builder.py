@@ -369,10 +369,7 @@ class EventBuilder:
         if name:
             call.name = name
             if self._schemas is not None:
-                buffer.schema = self._schemas.get(name)
-                if buffer.schema is not None:
-                    call.validator = buffer.schema.validator()
-                    call.spans = getattr(call.parser, "spans", None) is not None
+                self._check_named(buffer, name)
         return call
 
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:
@@ -383,10 +380,15 @@ class EventBuilder:
         if not call.name and name:
             call.name = name
             if self._schemas is not None:
-                buffer.schema = self._schemas.get(name)
-                if buffer.schema is not None and not call.seen and call.error is None:
-                    call.validator = buffer.schema.validator()
-                    call.spans = getattr(call.parser, "spans", None) is not None
+                self._check_named(buffer, name)
+
+    def _check_named(self, buffer: _Json, name: str) -> None:
+        """With ``tools=``: the call's schema, once named; its check starts unless arguments came first."""
+        call = buffer.call
+        buffer.schema = self._schemas.get(name) if self._schemas is not None else None
+        if buffer.schema is not None and not call.seen and call.error is None:
+            call.validator = buffer.schema.validator()
+            call.spans = getattr(call.parser, "spans", None) is not None
 
     def call(self, index: int) -> Any:
         """The ``ArgumentCall`` of the tool call streaming at ``index`` (``None`` if there is none):
