@@ -9,9 +9,12 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from argstream import EventBuilder, iter_tool_stream
 from argstream import builder as builder_module
+from argstream._backend import encode_c
 from argstream.events import ArgumentChunk, Finished, FinishReason, Flush, Part, ToolCall, ToolCallStart
 from argstream.schema import SchemaError
 from argstream.stream import ToolCallFinished
@@ -36,10 +39,14 @@ def finished(arguments: dict[str, Any], tool_defs: Any) -> ToolCallFinished:
 
 
 @pytest.fixture(autouse=True)
-def empty_cache() -> Any:
+def empty_cache(monkeypatch: pytest.MonkeyPatch) -> Any:
     builder_module._SCHEMA_CACHE.clear()
+    monkeypatch.setattr(builder_module, "_LAST_SCHEMAS", None)
     yield
     builder_module._SCHEMA_CACHE.clear()
+
+
+compiled_only = pytest.mark.skipif(encode_c is None, reason="the last tools are walked in C only (_encode.same_json)")
 
 
 def test_the_same_tools_are_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,3 +175,116 @@ def test_the_cache_holds_a_bounded_amount_of_schema_text() -> None:
         EventBuilder(tools=big)
         assert sum(map(len, builder_module._SCHEMA_CACHE)) <= builder_module._SCHEMA_CACHE_TEXT
     assert 1 <= len(builder_module._SCHEMA_CACHE) < 10
+
+
+# ---- the tools the last stream used, tried first (compiled core: ``_encode.same_json``) ----------------
+
+
+@compiled_only
+def test_tools_sent_again_skip_the_cache_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same tools, as the same object or a new one, are the last stream's entry: the cache's key (their
+    JSON text) is not written again, and each builder still has its own dict."""
+    assert not finished({"mode": "delete", "path": "a"}, tools()).ok
+    lookups = []
+    cached = builder_module._cached_schemas
+    monkeypatch.setattr(builder_module, "_cached_schemas", lambda s: lookups.append(s) or cached(s))
+    defs = tools()
+    for given_ in (defs, defs, tools(), [{"name": "fs", "input_schema": copy.deepcopy(SCHEMA)}]):
+        assert finished({"mode": "read", "path": "a"}, given_).ok
+        assert [v.keyword for v in finished({"mode": "delete", "path": "a"}, given_).violations] == ["enum"]
+    assert lookups == []
+    first, second = EventBuilder(tools=defs), EventBuilder(tools=defs)
+    assert first._schemas is not second._schemas and first._schemas["fs"] is second._schemas["fs"]
+
+
+@compiled_only
+@pytest.mark.parametrize("change", [
+    lambda d: d["fs"]["properties"]["mode"]["enum"].append("delete"),  # in place, nested
+    lambda d: d["fs"]["properties"]["path"].update(maxLength=8.0),  # a float for an int
+    lambda d: d["fs"]["properties"]["path"].update(maxLength=True),  # a bool for an int
+    lambda d: d["fs"].update(required=("mode", "path")),  # a tuple for a list
+    lambda d: d["fs"].update(required=list(reversed(d["fs"]["required"]))),  # another order
+    lambda d: d["fs"]["properties"].update(extra={"minimum": -0.0}),  # a key more
+])
+def test_tools_that_differ_from_the_last_in_any_way_are_not_taken_for_them(change: Any) -> None:
+    """What the last stream's entry is taken for: the very same plain JSON (types, order, sign of zero)."""
+    assert not finished({"mode": "delete", "path": "a"}, tools()).ok
+    defs = tools()
+    change(defs)
+
+    def outcome() -> Any:
+        try:
+            return finished({"mode": "delete", "path": "a"}, defs).ok, [
+                v.keyword for v in finished({"mode": "read", "path": "a" * 9}, defs).violations]
+        except SchemaError as exc:
+            return str(exc)
+
+    monkeypatch = pytest.MonkeyPatch()
+    try:
+        monkeypatch.setattr(builder_module, "_same_json", None)  # the text cache alone decides
+        builder_module._SCHEMA_CACHE.clear()
+        alone = outcome()
+    finally:
+        monkeypatch.undo()
+    builder_module._SCHEMA_CACHE.clear()
+    assert not finished({"mode": "delete", "path": "a"}, tools()).ok  # SCHEMA is the last entry again
+    assert outcome() == alone
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """Exact JSON types, no NaN: the values whose equal ``json.dumps`` text means one value."""
+    kind = type(value)
+    if kind is float:
+        return not math.isnan(value)
+    if kind in (str, int, bool) or value is None:
+        return True
+    if kind is list:
+        return all(_plain(v, depth + 1) for v in value)
+    if kind is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+class _Str(str):
+    pass
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, -0.0, 1.0, math.inf, math.nan, 2.5]),
+    st.sampled_from(["", "a", "b", "\u00e9"]), st.builds(_Str, st.sampled_from(["a", "b"])),
+)
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
+    st.dictionaries(st.sampled_from(["a", "b", "c", 1]), inner, max_size=3)), max_leaves=12)
+
+
+def _mutate(value: Any, data: Any) -> Any:
+    """A copy of ``value``, sometimes with one leaf or container swapped for another value."""
+    if data.draw(st.integers(0, 6)) == 0:
+        return data.draw(_VALUES)
+    if type(value) is list:
+        return [_mutate(v, data) for v in value]
+    if type(value) is dict:
+        return {k: _mutate(v, data) for k, v in value.items()}
+    return value
+
+
+@compiled_only
+@given(a=_VALUES, data=st.data())
+def test_same_json_is_one_compact_text(a: Any, data: Any) -> None:
+    b = data.draw(st.one_of(st.just(copy.deepcopy(a)), st.builds(lambda: _mutate(a, data)), _VALUES))
+    expected = _plain(a) and _plain(b) and json.dumps(a) == json.dumps(b)
+    assert encode_c.same_json(a, b) is expected
+    assert encode_c.same_json(b, a) is expected
+
+
+@compiled_only
+def test_same_json_stops_at_its_depth() -> None:
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    assert encode_c.same_json(deep, copy.deepcopy(deep)) is False  # too deep to walk: not the same (a cache miss)
+    shallow: Any = []
+    for _ in range(200):
+        shallow = [shallow]
+    assert encode_c.same_json(shallow, copy.deepcopy(shallow)) is True

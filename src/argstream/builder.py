@@ -157,11 +157,20 @@ def _compile_tools(tools: Any) -> dict[str, Any]:
     """``{name: Schema}`` from the tool definitions; a schema that cannot be checked fails here, naming the tool.
 
     An application sends the same tools with every turn, and compiling them costs more than checking
-    a short call: tools that are plain JSON are compiled once and kept (:func:`_cached_schemas`).
+    a short call: tools that are plain JSON are compiled once and kept (:func:`_cached_schemas`). The
+    entry the last stream used is tried first, by a walk of the two values (``_encode.same_json``, with the
+    compiled core), without writing their text as the cache's key: a stream's fixed cost with ``tools=``.
     """
+    global _LAST_SCHEMAS
     schemas = tool_schemas(tools)
-    cached = _cached_schemas(schemas)
-    return dict(cached) if cached is not None else _compile_schemas(schemas)
+    last = _LAST_SCHEMAS
+    if last is not None and _same_json is not None and _same_json(schemas, last[0]):
+        return dict(last[1])
+    entry = _cached_schemas(schemas)
+    if entry is None:
+        return _compile_schemas(schemas)
+    _LAST_SCHEMAS = entry
+    return dict(entry[1])
 
 
 def _compile_schemas(schemas: Mapping[str, Any]) -> dict[str, Any]:
@@ -180,11 +189,12 @@ _SCHEMA_CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
 _SCHEMA_CACHE_SIZE = 64  # entries
 _SCHEMA_CACHE_TEXT = 1 << 20  # characters of schema text kept in all (tools may come from an MCP server)
 _SCHEMA_CACHE_LOCK = threading.Lock()  # streams on several threads: one evicts while another inserts
+_LAST_SCHEMAS: tuple[Any, dict[str, Any]] | None = None  # the cache's entry the last builder took
 
 
-def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The compiled ``schemas`` from the cache, compiling and keeping them on a miss; ``None`` when they
-    are not plain JSON (the caller compiles them as they are, every time).
+def _cached_schemas(schemas: Mapping[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+    """The cache's entry for ``schemas``, ``(their plain copy, compiled)``, compiling and keeping them on a
+    miss; ``None`` when they are not plain JSON (the caller compiles them as they are, every time).
 
     The key is the schemas' JSON text (keys in their order), and what is compiled is that text decoded
     again: a copy that the cache owns, so a caller that changes its dicts afterwards cannot change
@@ -200,7 +210,7 @@ def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
     try:
         hit = _SCHEMA_CACHE.get(key)
         if hit is not None:
-            return hit[1] if hit[0] == schemas else None
+            return hit if hit[0] == schemas else None
         plain = json.loads(key)
         if plain != schemas:
             return None
@@ -214,8 +224,8 @@ def _cached_schemas(schemas: Mapping[str, Any]) -> dict[str, Any] | None:
         while _SCHEMA_CACHE and (len(_SCHEMA_CACHE) >= _SCHEMA_CACHE_SIZE
                                  or sum(map(len, _SCHEMA_CACHE)) + len(key) > _SCHEMA_CACHE_TEXT):
             del _SCHEMA_CACHE[next(iter(_SCHEMA_CACHE))]
-        _SCHEMA_CACHE[key] = (plain, compiled)
-    return compiled
+        entry = _SCHEMA_CACHE[key] = (plain, compiled)
+    return entry
 
 
 def _schema_text(schemas: Mapping[str, Any]) -> str | None:
@@ -227,6 +237,10 @@ def _schema_text(schemas: Mapping[str, Any]) -> str | None:
         return json.dumps(schemas, separators=(",", ":"), ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+#: ``_encode.same_json`` with the compiled core; the twin has no walk cheaper than the cache's key
+_same_json: Callable[[Any, Any], bool] | None = encode_c.same_json if encode_c is not None else None
 
 
 def _json_type(value: Any) -> str:
