@@ -989,3 +989,138 @@ def test_gemini_whole_tests_take_their_chunks() -> None:
             declined = _whole_adapter(base, False, None, None, False)
             assert declined.call_chunk({**calls, "usageMetadata": bad}) is None  # the general way copies it
             assert declined._calls == 0 and declined._response_id is None
+
+
+# -- Ollama: a text line, a line of whole calls, the last line ---------------------------------------------
+
+
+class _Truthless:
+    """A value whose truth cannot be asked (a line built by hand, not decoded): the tests decline it."""
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("no truth")
+
+
+_OLLAMA_TEXT = st.sampled_from(["hi", "", "é\n", None, 5, [], _Truthless()])
+
+
+@st.composite
+def ollama_items(draw: Any) -> Any:
+    """An NDJSON line of text, of whole calls, or with nothing, ``done`` or not, an error line, or the same
+    as an SDK-like object; then one level changed (or not)."""
+    message: dict[str, Any] = {"role": "assistant"}
+    for key in ("content", "thinking"):
+        if draw(st.booleans()):
+            message[key] = draw(_OLLAMA_TEXT)
+    if draw(st.integers(0, 2)) == 0:
+        entries = []
+        for n in range(draw(st.integers(0, 2))):
+            function: dict[str, Any] = {"name": draw(st.sampled_from([f"tool_{n}", "", None, 3])),
+                                        "arguments": draw(st.sampled_from([{"a": 1}, {"p": "\ud800"}, {}, [1],
+                                                                           "{}", None]))}
+            entry: dict[str, Any] = {"function": draw(st.sampled_from([function, function, None, "f"]))}
+            if draw(st.booleans()):
+                entry["id"] = draw(st.sampled_from(["id-1", "id-2", "", 7, None]))
+            entries.append(draw(st.sampled_from([entry, entry, entry, 5])))
+        message["tool_calls"] = draw(st.sampled_from([entries, entries, None, "x"]))
+    item: dict[str, Any] = {"model": "m", "message": draw(st.sampled_from([message, message, message, None, "m"]))}
+    if draw(st.booleans()):
+        item["done"] = draw(st.sampled_from([True, True, False, 1, None, _Truthless()]))
+        item["done_reason"] = draw(st.sampled_from(["stop", "length", "load", "unload", "other", None, 5]))
+        item["eval_count"] = draw(st.sampled_from([3, None]))
+    if draw(st.booleans()):
+        item["created_at"] = draw(st.sampled_from(["t0", "t1", "", None]))
+    if draw(st.integers(0, 12)) == 0:
+        item["error"] = draw(st.sampled_from(["boom", None]))
+    level = draw(st.sampled_from([item, message]))
+    how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
+    if how == 1:
+        level[draw(st.sampled_from(["error", "done", "thinking", "tool_calls", "extra"]))] = "x"
+    elif how == 2 and level:
+        del level[draw(st.sampled_from(sorted(level)))]
+    elif how == 3:
+        keyed = {_Key(k): v for k, v in level.items()}
+        level.clear()
+        level.update(keyed)
+    elif how == 4:
+        level.update(_NEAR)
+    if draw(st.integers(0, 4)) == 0:  # an SDK-like object: read by the adapter's ``_text_read``
+        inner = item.get("message")
+        fields = {str(k): v for k, v in item.items() if isinstance(k, str)}
+        if type(inner) is dict and all(isinstance(k, str) for k in inner):
+            fields["message"] = SimpleNamespace(**{str(k): v for k, v in inner.items()})
+        return SimpleNamespace(**fields)
+    return item
+
+
+def _ollama_adapter(base: type, run: Any, created: Any) -> Any:
+    from argstream.providers import ollama
+    from argstream.providers._common import WholeCallAdapter
+
+    class Adapter(base, WholeCallAdapter):  # type: ignore[misc, valid-type]
+        _text_read = ollama.OllamaAdapter._text_read
+
+        def _finished(self, item: Any, done_reason: Any) -> Any:
+            end = ("finished", done_reason, self._response_calls)
+            self._response_calls = False
+            return end
+
+    adapter = Adapter()
+    WholeCallAdapter.__init__(adapter)
+    adapter.whole_values = True
+    adapter._created, adapter._empty, adapter._held = created, True, "held"
+    if run is not None:
+        adapter._text, adapter._next_index = run, 3
+    return adapter
+
+
+@given(items=st.lists(st.tuples(ollama_items(), st.sampled_from([None, None, "zz"]), st.booleans()),
+                      min_size=1, max_size=4),
+       run=st.sampled_from([None, "message", "reasoning"]), created=st.sampled_from([None, "t9"]))
+def test_ollama_text_and_call_tests_agree(items: list, run: Any, created: Any) -> None:
+    """On a run of lines: the same answers of ``text_chunk`` and ``call_chunk`` (never an exception), and
+    the same state of the adapter after each (its text run, indexes, numbered calls, first
+    ``created_at``, flags and the held ``Finished``)."""
+    from argstream.events import Message, Reasoning
+
+    opened = None if run is None else (2, Message if run == "message" else Reasoning)
+    seen = []
+    for base in (_backend.fastpath_c.OllamaFast, _fastpath_py.OllamaFast):
+        adapter = _ollama_adapter(base, opened, created)
+        out = []
+        for item, text, calls in items:
+            got = adapter.call_chunk(item) if calls else adapter.text_chunk(item, text=text)
+            out.append((got, adapter._text, adapter._next_index, adapter._calls, adapter._response_calls,
+                        adapter._created, adapter._empty, adapter._held))
+        seen.append(out)
+    assert seen[0] == seen[1]
+
+
+def test_ollama_whole_tests_take_their_lines() -> None:
+    from argstream.events import Message, Reasoning
+
+    text = {"model": "m", "created_at": "t0", "message": {"role": "assistant", "content": "hi"}, "done": False}
+    thought = {"model": "m", "message": {"role": "assistant", "content": "", "thinking": "hm"}, "done": False}
+    calls = {"model": "m", "created_at": "t1", "done": False, "message": {"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"name": "f", "arguments": {"a": 1}}}, {"id": "x", "function": {"name": "g", "arguments": {}}}]}}
+    last = {"model": "m", "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"}
+    sdk = SimpleNamespace(message=SimpleNamespace(content="yo", thinking=None, tool_calls=None), done=False,
+                          error=None, created_at="t2")
+    for base in (_backend.fastpath_c.OllamaFast, _fastpath_py.OllamaFast):
+        adapter = _ollama_adapter(base, None, None)
+        assert adapter.text_chunk(text) == (0, "hi", 0) and adapter._text == (0, Message)
+        assert adapter._created == "t0" and adapter._empty is False and adapter._held is None
+        assert adapter.text_chunk(text, text="yo") == (0, "yo", 0)
+        assert adapter.text_chunk(thought) is None  # another kind of text: the general way flushes the run
+        closed, whole, end = adapter.call_chunk(calls)
+        assert closed == 0 and adapter._text is None and end is None
+        assert whole == [(1, "t0-call-0", "f", {"a": 1}, {"id_generated": True}), (2, "x", "g", {}, {})]
+        assert adapter.call_chunk(last) == (None, [], ("finished", "stop", True))
+        assert adapter._response_calls is False and adapter._empty is True
+        assert adapter.call_chunk({**last, "done_reason": "load"}) is None  # a load response: the general way
+        fresh = _ollama_adapter(base, None, None)
+        assert fresh.text_chunk(thought) == (0, "hm", 1) and fresh._text == (0, Reasoning)
+        assert _ollama_adapter(base, None, None).text_chunk(sdk) == (0, "yo", 0)
+        for bad in ({**text, "done": _Truthless()}, {**text, "message": {"content": "a", "thinking": _Truthless()}}):
+            declined = _ollama_adapter(base, None, None)
+            assert declined.text_chunk(bad) is None and declined._text is None and declined._created is None

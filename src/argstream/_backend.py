@@ -139,14 +139,14 @@ raw_c: ModuleType | None = importlib.import_module(f"{__package__}._raw") if cor
 #: compact JSON text of a plain argument value in C (``_encode.compact``), or ``None`` (``json.dumps`` only)
 encode_c: ModuleType | None = importlib.import_module(f"{__package__}._encode") if core is not None else None
 
-#: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat, Responses, Gemini, LangChain,
-#: pydantic-ai and Agents SDK adapters
+#: the adapters' fast tests (``_fastpath``): the bases of the Anthropic, Chat, Responses, Gemini, Ollama,
+#: LangChain, pydantic-ai and Agents SDK adapters
 from . import _fastpath_py  # noqa: E402
 
 fastpath_c: ModuleType | None = importlib.import_module(f"{__package__}._fastpath") if core is not None else None
 if TYPE_CHECKING:
     from ._fastpath_py import (AgentsFast, AnthropicBlock, AnthropicFast, ChatFast, GeminiFast, LangChainFast,
-                               PydanticAIFast, ResponsesFast, ResponsesItem)
+                               OllamaFast, PydanticAIFast, ResponsesFast, ResponsesItem)
 else:
     AnthropicFast = fastpath_c.AnthropicFast if fastpath_c is not None else _fastpath_py.AnthropicFast
     ChatFast = fastpath_c.ChatFast if fastpath_c is not None else _fastpath_py.ChatFast
@@ -155,6 +155,7 @@ else:
     PydanticAIFast = fastpath_c.PydanticAIFast if fastpath_c is not None else _fastpath_py.PydanticAIFast
     AgentsFast = fastpath_c.AgentsFast if fastpath_c is not None else _fastpath_py.AgentsFast
     GeminiFast = fastpath_c.GeminiFast if fastpath_c is not None else _fastpath_py.GeminiFast
+    OllamaFast = fastpath_c.OllamaFast if fastpath_c is not None else _fastpath_py.OllamaFast
     AnthropicBlock = fastpath_c.AnthropicBlock if fastpath_c is not None else _fastpath_py.AnthropicBlock
     ResponsesItem = fastpath_c.ResponsesItem if fastpath_c is not None else _fastpath_py.ResponsesItem
 

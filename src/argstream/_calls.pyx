@@ -615,9 +615,7 @@ cdef class PipelineBase:
         self.chunk_method = chunk
         self.fast = fast_test(chunk) if chunk is not None else None
         if type(builder).handle_part is parts:
-            self.text_method = getattr(adapter, "text_chunk", None)
-            self.fast_text = self.fast is not None and self.text_method is not None and (
-                fast_test(self.text_method, u"text_chunk") is self.fast)
+            self._text_chunk = getattr(adapter, "text_chunk", None)
             self._call_chunk = getattr(adapter, "call_chunk", None)
         self._argument = state.argument
         self._text = state.text
@@ -636,8 +634,7 @@ cdef class PipelineBase:
     def _chunk(self, value):
         self.chunk_method = value
         self.fast = fast_test(value) if value is not None else None
-        self.fast_text = self.fast is not None and self.text_method is not None and (
-            fast_test(self.text_method, u"text_chunk") is self.fast)
+        self._text_chunk = self.text_method
 
     @property
     def _text_chunk(self):
@@ -646,8 +643,12 @@ cdef class PipelineBase:
 
     @_text_chunk.setter
     def _text_chunk(self, value):
+        """A compiled test's own ``text_chunk`` runs as its ``text_slot``: that of ``fast`` when the adapter
+        has both tests (one object), or of an adapter with no ``chunk`` (Ollama)."""
+        cdef object owner = fast_test(value, u"text_chunk") if value is not None else None
         self.text_method = value
-        self.fast_text = self.fast is not None and value is not None and fast_test(value, u"text_chunk") is self.fast
+        self.text_fast = owner if owner is not None and (self.fast is None or owner is self.fast) else None
+        self.fast_text = self.text_fast is not None
 
     def feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""
@@ -667,9 +668,9 @@ cdef class PipelineBase:
             if hit is not None:
                 return self.take_hit(<tuple>hit)
         if self.fast_text:
-            hit = self.fast.text_slot(item, None)
+            hit = self.text_fast.text_slot(item, None)
             if hit is not None:
-                return self.take_text_slot(hit, self.fast.found, self.fast.found_kind)
+                return self.take_text_slot(hit, self.text_fast.found, self.text_fast.found_kind)
         elif self.text_method is not None:
             hit = self.text_method(item)
             if hit is not None:

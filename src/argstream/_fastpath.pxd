@@ -89,7 +89,16 @@ cdef class ChatFast(FastTest):
     cdef object resolve(self, object number, object index, object call_id, object name)
 
 
-cdef class GeminiFast(FastTest):
+cdef class WholeCallFast(FastTest):
+    cdef public object _text  # ``WholeCallAdapter``'s state: the open text run, ``(index, Message | Reasoning)``,
+    cdef public object _next_index  # the next event index, the calls numbered so far, whether the response
+    cdef public object _calls  # made calls
+    cdef public object _response_calls
+
+    cdef tuple take_calls(self, list found, object prefix)
+
+
+cdef class GeminiFast(WholeCallFast):
     cdef public object _call
     cdef public object _response_id
     cdef public bint _finished
@@ -98,15 +107,17 @@ cdef class GeminiFast(FastTest):
     cdef object _s_value  # what ``shape`` found: the piece's value and path
     cdef object _s_path
 
-    cdef public object _text  # ``WholeCallAdapter``'s state: the open text run, ``(index, Message | Reasoning)``,
-    cdef public object _next_index  # the next event index, the calls numbered so far, whether the response
-    cdef public object _calls  # made calls
-    cdef public object _response_calls
-
     cdef object read(self, object item, object text)
     cdef bint shape(self, dict item) except -1
     cdef object text_hit(self, bint reasoning, object response_id, object text)
-    cdef tuple take_calls(self, list found, object prefix)
+
+
+cdef class OllamaFast(WholeCallFast):
+    cdef public object _created
+    cdef public bint _empty
+    cdef public object _held
+
+    cdef object done_line(self, dict item)
 
 
 cdef class LangChainFast(FastTest):

@@ -1136,7 +1136,32 @@ cdef class AgentsFast(FastTest):
         return self._responses.chunk(data, anonymous)
 
 
-cdef class GeminiFast(FastTest):
+cdef class WholeCallFast(FastTest):
+    """What the adapters of calls sent whole (Gemini, Ollama) share: ``WholeCallAdapter``'s state (after
+    the subclass in the adapter's MRO) and its numbering of a wire item's calls."""
+
+    cdef tuple take_calls(self, list found, object prefix):
+        """``WholeCallAdapter._take_calls`` (the twins' ``call_chunk`` call that), compiled."""
+        cdef object closed = None, run = self._text, name, arguments, call_id, index
+        cdef list calls = []
+        cdef dict meta
+        if run is not None:
+            closed = run[0]
+        self._text = None
+        for name, arguments, call_id in found:
+            meta = {}
+            if not call_id:
+                call_id = f"{prefix}-call-{self._calls}"
+                meta[u"id_generated"] = True
+            self._calls += 1
+            index = self._next_index
+            self._next_index = index + 1
+            calls.append((index, call_id, name, arguments, meta))
+        self._response_calls = True
+        return closed, calls
+
+
+cdef class GeminiFast(WholeCallFast):
     """The state ``chunk`` reads: the streamed call still open (``(index, writer)``), the response id,
     whether the response finished, and ``_sink``, the open string a run of Vertex pieces continues
     (see the twin)."""
@@ -1304,26 +1329,6 @@ cdef class GeminiFast(FastTest):
             self._response_calls = False
         return closed, calls, end
 
-    cdef tuple take_calls(self, list found, object prefix):
-        """``WholeCallAdapter._take_calls`` (the twin's ``call_chunk`` calls that), compiled."""
-        cdef object closed = None, run = self._text, name, arguments, call_id, index
-        cdef list calls = []
-        cdef dict meta
-        if run is not None:
-            closed = run[0]
-        self._text = None
-        for name, arguments, call_id in found:
-            meta = {}
-            if not call_id:
-                call_id = f"{prefix}-call-{self._calls}"
-                meta[u"id_generated"] = True
-            self._calls += 1
-            index = self._next_index
-            self._next_index = index + 1
-            calls.append((index, call_id, name, arguments, meta))
-        self._response_calls = True
-        return closed, calls
-
     cdef bint shape(self, dict item) except -1:
         """Whether ``item`` is a chunk of one candidate, no finish, one part, a ``functionCall`` of
         ``partialArgs`` and ``willContinue: true`` alone, its one piece of three fields and
@@ -1355,6 +1360,126 @@ cdef class GeminiFast(FastTest):
         self._s_value = (<dict>piece).get(u"stringValue")
         self._s_path = (<dict>piece).get(u"jsonPath")
         return True
+
+
+cdef class OllamaFast(WholeCallFast):
+    """The state Ollama's tests read: the first ``created_at`` (for generated ids), whether the response
+    has made no part yet, and the held ``Finished`` of an empty load response (see the twin)."""
+
+    def text_chunk(self, item, text=None):
+        """See ``_fastpath_py.OllamaFast.text_chunk``."""
+        return self.triple(self.text_slot(item, text))
+
+    cdef object text_slot(self, object item, object text):
+        cdef object run = self._text, message, thinking, content, created, got, cls, read
+        cdef bint reasoning
+        message = (<dict>item).get(u"message") if type(item) is dict else None
+        try:
+            if type(message) is dict:  # a wire line: what the reads below find, with dict lookups
+                if (<dict>item).get(u"error") is not None or (<dict>item).get(u"done"):
+                    return None
+                thinking = (<dict>message).get(u"thinking")
+                content = (<dict>message).get(u"content")
+                if thinking is None:
+                    thinking = u""
+                if content is None:
+                    content = u""
+                if (<dict>message).get(u"tool_calls"):
+                    return None
+                created = (<dict>item).get(u"created_at") if self._created is None else None
+            else:
+                read = self._text_read(item)
+                if read is None:
+                    return None
+                thinking, content, created = <tuple>read
+            if thinking and content:
+                return None
+            reasoning = bool(thinking)
+        except Exception:  # the general way raises what it finds
+            return None
+        got = thinking if reasoning else content
+        cls = (REASONING_CLASS if reasoning else MESSAGE_CLASS) if MESSAGE_CLASS is not None else None
+        if cls is None:
+            cls = text_classes()[1 if reasoning else 0]
+        if type(got) is not str or not got or (run is not None and run[1] is not cls):
+            return None
+        if self._created is None:
+            self._created = created
+        if run is None:
+            run = (self._next_index, cls)
+            self._next_index = self._next_index + 1
+            self._text = run
+        self._held = None
+        self._empty = False
+        self.found = got if text is None else text
+        self.found_kind = REASONING_TEXT if reasoning else MESSAGE_TEXT
+        return run[0]
+
+    def call_chunk(self, item):
+        """See ``_fastpath_py.OllamaFast.call_chunk``."""
+        cdef object message, entries, entry, function, name, args, call_id, done_reason, closed, calls, end
+        cdef object walkable
+        cdef list found
+        cdef bint done
+        if type(item) is not dict or not self.whole_values:
+            return None
+        try:
+            message = (<dict>item).get(u"message")
+            if ((<dict>item).get(u"error") is not None or type(message) is not dict
+                    or (<dict>message).get(u"thinking") or (<dict>message).get(u"content")):
+                return None
+            entries = (<dict>message).get(u"tool_calls")
+            if entries is not None:
+                if type(entries) is not list or not entries:
+                    return None
+                walkable = WALKABLE if WALKABLE is not None else walkable_test()
+                found = []
+                for entry in <list>entries:
+                    function = (<dict>entry).get(u"function") if type(entry) is dict else None
+                    if type(function) is not dict:
+                        return None
+                    name = (<dict>function).get(u"name")
+                    args = (<dict>function).get(u"arguments")
+                    call_id = (<dict>entry).get(u"id")
+                    if ((name is not None and type(name) is not str)
+                            or (call_id is not None and type(call_id) is not str)
+                            or type(args) is not dict or not walkable(args)):
+                        return None
+                    found.append((name or u"", args, call_id))
+                done = bool((<dict>item).get(u"done"))
+        except Exception:  # a value whose truth cannot be asked: the general way raises what it finds
+            return None
+        if entries is None:
+            return self.done_line(<dict>item)
+        done_reason = (<dict>item).get(u"done_reason") if done else None
+        if done_reason is not None and type(done_reason) is not str:
+            return None
+        self._held = None
+        if self._created is None:
+            self._created = (<dict>item).get(u"created_at")
+        closed, calls = self.take_calls(found, self._created or u"ollama")
+        end = None
+        if done:
+            end = self._finished(item, done_reason)
+            self._empty = True
+        else:
+            self._empty = False
+        return closed, calls, end
+
+    cdef object done_line(self, dict item):
+        """See ``_fastpath_py.OllamaFast._done_line``."""
+        cdef object done_reason = item.get(u"done_reason"), closed = None, end
+        if item.get(u"done") is not True or type(done_reason) is not str or done_reason in (u"load", u"unload"):
+            return None
+        self._held = None
+        if self._created is None:
+            self._created = item.get(u"created_at")
+        if self._text is not None:
+            closed = self._text[0]
+        self._text = None
+        end = self._finished(item, done_reason)
+        self._empty = True
+        return closed, [], end
 
 
 cdef object MESSAGE_CLASS = None  # ``events.Message`` and ``Reasoning``, the kinds of a text run (``text_classes``)
@@ -1411,4 +1536,4 @@ cdef object json_copy(object value, int depth):
     return NOT_JSON
 
 
-COMPILED = (AnthropicFast, ResponsesFast, ChatFast, GeminiFast, LangChainFast, PydanticAIFast, AgentsFast)
+COMPILED = (AnthropicFast, ResponsesFast, ChatFast, GeminiFast, OllamaFast, LangChainFast, PydanticAIFast, AgentsFast)

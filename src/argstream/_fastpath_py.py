@@ -630,6 +630,141 @@ class GeminiFast:
         raise NotImplementedError
 
 
+class OllamaFast:
+    """The state Ollama's tests read (``providers.ollama``): the first ``created_at`` (for generated ids),
+    whether the current response has made no part yet (``_empty``), and the ``Finished`` of an empty
+    load response held back until more arrives (``_held``)."""
+
+    __slots__ = ()
+    _created: Any = None
+    _empty: Any = True  # a bool, typed ``Any`` as ``GeminiFast._finished`` is
+    _held: Any = None
+    # the rest of the adapter's state, and what ``WholeCallAdapter`` gives it (after this class in its MRO)
+    _text: Any
+    whole_values: Any
+    _response_calls: Any
+    _index: Any
+    _take_calls: Any
+
+    def _text_read(self, item: Any) -> tuple[Any, Any, Any] | None:
+        """``(thinking, content, created_at)`` of a line that is no wire dict (a ``ChatResponse``) when it
+        has no error, no ``done`` and no tool calls (``created_at`` read only while none is kept), else
+        ``None``: the adapter's."""
+        raise NotImplementedError
+
+    def _finished(self, item: Any, done_reason: Any) -> Any:
+        """The ``Finished`` of a line with ``done``: the adapter's."""
+        raise NotImplementedError
+
+    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, int] | None:
+        """``(index, text, kind)`` of a line whose message holds only content (``MESSAGE_TEXT``) or only
+        thinking (``REASONING_TEXT``) that continues the open text run or opens the first (no run
+        open), with no error, no call and no ``done``; else ``None`` and nothing changed. A hit does what
+        ``feed`` does with such a line: the first ``created_at`` kept, the run opened. A wire dict is
+        read here; anything else by the adapter's ``_text_read``. ``text`` stands for the text (raw
+        input read by template). Never raises: a malformed line is the general way's."""
+        run = self._text
+        message = item.get("message") if type(item) is dict else None
+        try:
+            if type(message) is dict:  # a wire line: what the reads below find, with dict lookups
+                if item.get("error") is not None or item.get("done"):
+                    return None
+                thinking = message.get("thinking")
+                content = message.get("content")
+                thinking = "" if thinking is None else thinking
+                content = "" if content is None else content
+                if message.get("tool_calls"):
+                    return None
+                created = item.get("created_at") if self._created is None else None
+            else:
+                read = self._text_read(item)
+                if read is None:
+                    return None
+                thinking, content, created = read
+            if thinking and content:
+                return None
+            reasoning = bool(thinking)
+        except Exception:  # noqa: BLE001 - the general way raises what it finds
+            return None
+        got = thinking if reasoning else content
+        cls = _text_classes()[1 if reasoning else 0]
+        if type(got) is not str or not got or (run is not None and run[1] is not cls):
+            return None
+        if self._created is None:
+            self._created = created
+        if run is None:
+            run = self._text = (self._index(), cls)
+        self._held = None
+        self._empty = False
+        return run[0], got if text is None else text, REASONING_TEXT if reasoning else MESSAGE_TEXT
+
+    def call_chunk(self, item: Any) -> Any:
+        """The whole calls of a line (a wire dict) whose message holds tool calls, each a name and an
+        ``arguments`` object, and no text, with ``done`` or not, for the fused pipeline
+        (``whole_values``): ``(closed, calls, end)`` as ``providers._common.WholeCalls`` has it (a line
+        with no calls and no text that ends the response: ``_done_line``); else ``None`` and nothing
+        changed. A hit does to the adapter what ``feed`` does with such a line. Never raises: anything
+        else is the general way's."""
+        if type(item) is not dict or not self.whole_values:
+            return None
+        try:  # (a value whose truth cannot be asked: the general way raises what it finds)
+            message = item.get("message")
+            if (item.get("error") is not None or type(message) is not dict or message.get("thinking")
+                    or message.get("content")):
+                return None
+            entries = message.get("tool_calls")
+            if entries is not None:
+                if type(entries) is not list or not entries:
+                    return None
+                walkable = _walkable()
+                found = []
+                for entry in entries:
+                    function = entry.get("function") if type(entry) is dict else None
+                    if type(function) is not dict:
+                        return None
+                    name, args, call_id = function.get("name"), function.get("arguments"), entry.get("id")
+                    if ((name is not None and type(name) is not str)
+                            or (call_id is not None and type(call_id) is not str)
+                            or type(args) is not dict or not walkable(args)):
+                        return None
+                    found.append((name or "", args, call_id))
+                done = bool(item.get("done"))
+        except Exception:  # noqa: BLE001
+            return None
+        if entries is None:
+            return self._done_line(item)
+        done_reason = item.get("done_reason") if done else None
+        if done_reason is not None and type(done_reason) is not str:
+            return None
+        self._held = None
+        if self._created is None:
+            self._created = item.get("created_at")
+        closed, calls = self._take_calls(found, self._created or "ollama")
+        end = None
+        if done:
+            end = self._finished(item, done_reason)
+            self._empty = True
+        else:
+            self._empty = False
+        return closed, calls, end
+
+    def _done_line(self, item: dict[str, Any]) -> Any:
+        """``call_chunk``'s answer for a line whose message holds nothing (no text, no calls): when it is
+        the response's last (``done: true``, a ``done_reason`` that is no load response's), what ``feed``
+        does with it, as ``(closed text run, [], Finished)``; else ``None``, nothing changed."""
+        done_reason = item.get("done_reason")
+        if item.get("done") is not True or type(done_reason) is not str or done_reason in ("load", "unload"):
+            return None
+        self._held = None
+        if self._created is None:
+            self._created = item.get("created_at")
+        closed = self._text[0] if self._text is not None else None
+        self._text = None
+        end = self._finished(item, done_reason)
+        self._empty = True
+        return closed, [], end
+
+
 _TEXT_CLASSES: tuple[type, type] | None = None
 _WALKABLE: Any = None
 _NOT_JSON = object()

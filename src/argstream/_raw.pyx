@@ -281,7 +281,7 @@ cdef class SSELane:
         cdef Py_ssize_t nl, start, skipped, end, after
         cdef object fit, hit, slot, template, items
         cdef list out = None
-        cdef FastTest fast
+        cdef FastTest fast, text_fast
         cdef EventTemplate learned
         cdef int kind = PyUnicode_KIND(text)
         cdef void* src = PyUnicode_DATA(text)
@@ -325,10 +325,11 @@ cdef class SSELane:
             fast = self.pipeline.fast
             if (<EventTemplate>template).message:  # a message text delta
                 if self.pipeline.fast_text:
-                    slot = fast.text_slot((<EventTemplate>template).item, fit)
+                    text_fast = self.pipeline.text_fast
+                    slot = text_fast.text_slot((<EventTemplate>template).item, fit)
                     if slot is None:
                         break
-                    items = self.pipeline.take_text_slot(slot, fast.found, fast.found_kind)
+                    items = self.pipeline.take_text_slot(slot, text_fast.found, text_fast.found_kind)
                 elif self.pipeline.text_method is not None:  # a subclass's own ``text_chunk``
                     hit = self.pipeline.text_method((<EventTemplate>template).item, text=fit)
                     if hit is None:

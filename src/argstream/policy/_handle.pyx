@@ -131,10 +131,10 @@ cdef class CoordinatorBase:
         one item is handled, without the adapter's events."""
         cdef object slot, hit, items
         if pipeline.fast_text:
-            slot = pipeline.fast.text_slot(event, None)
+            slot = pipeline.text_fast.text_slot(event, None)
             if slot is None:
                 return False
-            items = pipeline.take_text_slot(slot, pipeline.fast.found, pipeline.fast.found_kind)
+            items = pipeline.take_text_slot(slot, pipeline.text_fast.found, pipeline.text_fast.found_kind)
         elif pipeline.text_method is not None:
             hit = pipeline.text_method(event)
             if hit is None:

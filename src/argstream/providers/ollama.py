@@ -30,10 +30,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
+from .._backend import OllamaFast
 from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    WholeCallAdapter, WholeCalls, _walkable, adrive, call_arguments, call_start, drive, finish_reason, finished,
-    flush, get, get_list, text_part,
+    WholeCallAdapter, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get, get_list,
+    text_part,
 )
 
 __all__ = ["OllamaAdapter", "to_events", "ato_events"]
@@ -43,8 +44,13 @@ _REASONS = {"stop": None, "load": FinishReason.COMPLETED, "unload": FinishReason
 _USAGE = ("prompt_eval_count", "eval_count", "total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
 
 
-class OllamaAdapter(WholeCallAdapter):
-    """State for one Ollama chat stream (see the module doc)."""
+class OllamaAdapter(OllamaFast, WholeCallAdapter):
+    """State for one Ollama chat stream (see the module doc).
+
+    The fused pipeline's tests for a text line (``text_chunk``, which reads a ``ChatResponse`` with
+    ``_text_read``) and for a line of whole calls or the last line (``call_chunk``, which ends a
+    response with ``_finished``) come from ``OllamaFast`` (``_fastpath``, compiled with the core).
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -90,106 +96,17 @@ class OllamaAdapter(WholeCallAdapter):
             self._empty = False
         return out
 
-    def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, bool] | None:
-        """``(index, text, reasoning)`` of a line whose message holds only content or only thinking
-        (``reasoning``) that continues the open text run or opens the first (no run open), with no
-        error, no call and no ``done``; else ``None`` and nothing changed. A hit does what ``feed`` does
-        with such a line: the first ``created_at`` kept, the run opened. Never raises: a malformed line
-        is the general way's."""
-        run = self._text
-        message = item.get("message") if type(item) is dict else None
-        try:
-            if type(message) is dict:  # a wire line: what the reads below find, with dict lookups
-                if item.get("error") is not None or item.get("done"):
-                    return None
-                thinking = message.get("thinking")
-                content = message.get("content")
-                thinking = "" if thinking is None else thinking
-                content = "" if content is None else content
-                if message.get("tool_calls"):
-                    return None
-                created = item.get("created_at") if self._created is None else None
-            else:
-                if get(item, "error") is not None or get(item, "done"):
-                    return None
-                message = get(item, "message")
-                thinking = get(message, "thinking", "")
-                content = get(message, "content", "")
-                if get_list(message, "tool_calls"):
-                    return None
-                created = get(item, "created_at") if self._created is None else None
-        except Exception:  # noqa: BLE001 - the general way raises what it finds
+    def _text_read(self, item: Any) -> tuple[Any, Any, Any] | None:
+        """``OllamaFast.text_chunk``'s read of a line that is no wire dict (a ``ChatResponse``): its
+        thinking, content and (while none is kept) ``created_at``, or ``None`` for a line with an error,
+        ``done`` or tool calls."""
+        if get(item, "error") is not None or get(item, "done"):
             return None
-        if thinking and content:
+        message = get(item, "message")
+        if get_list(message, "tool_calls"):
             return None
-        got, cls = (thinking, Reasoning) if thinking else (content, Message)
-        if type(got) is not str or not got or (run is not None and run[1] is not cls):
-            return None
-        if self._created is None:
-            self._created = created
-        if run is None:
-            run = self._text = (self._index(), cls)
-        self._held = None
-        self._empty = False
-        return run[0], got if text is None else text, cls is Reasoning
-
-    def call_chunk(self, item: Any) -> WholeCalls | None:
-        """The whole calls of a line (a wire dict) whose message holds tool calls, each a name and an
-        ``arguments`` object, and no text, with ``done`` or not, for the fused pipeline
-        (``whole_values``); else ``None`` and nothing changed. A hit does to this adapter what ``feed``
-        does with such a line and says what its events would be (``WholeCalls``). Never raises:
-        anything else is the general way's."""
-        if type(item) is not dict or not self.whole_values or item.get("error") is not None:
-            return None
-        message = item.get("message")
-        if type(message) is not dict or message.get("thinking") or message.get("content"):
-            return None
-        entries = message.get("tool_calls")
-        if entries is None:
-            return self._done_line(item)
-        if type(entries) is not list or not entries:
-            return None
-        found = []
-        for entry in entries:
-            function = entry.get("function") if type(entry) is dict else None
-            if type(function) is not dict:
-                return None
-            name, args, call_id = function.get("name"), function.get("arguments"), entry.get("id")
-            if ((name is not None and type(name) is not str) or (call_id is not None and type(call_id) is not str)
-                    or type(args) is not dict or not _walkable(args)):
-                return None
-            found.append((name or "", args, call_id))
-        done = item.get("done")
-        done_reason = item.get("done_reason") if done else None
-        if done_reason is not None and type(done_reason) is not str:
-            return None
-        self._held = None
-        if self._created is None:
-            self._created = item.get("created_at")
-        closed, calls = self._take_calls(found, self._created or "ollama")
-        end = None
-        if done:
-            end = self._finished(item, done_reason)
-            self._empty = True
-        else:
-            self._empty = False
-        return closed, calls, end
-
-    def _done_line(self, item: dict[str, Any]) -> WholeCalls | None:
-        """``call_chunk``'s answer for a line whose message holds nothing (no text, no calls): when it
-        is the response's last (``done: true``, a ``done_reason`` that is no load response's), what
-        ``feed`` does with it, as ``(closed text run, [], Finished)``; else ``None``, nothing changed."""
-        done_reason = item.get("done_reason")
-        if item.get("done") is not True or type(done_reason) is not str or done_reason in ("load", "unload"):
-            return None
-        self._held = None
-        if self._created is None:
-            self._created = item.get("created_at")
-        closed = self._text[0] if self._text is not None else None
-        self._text = None
-        end = self._finished(item, done_reason)
-        self._empty = True
-        return closed, [], end
+        created = get(item, "created_at") if self._created is None else None
+        return get(message, "thinking", ""), get(message, "content", ""), created
 
     def _finished(self, item: Any, done_reason: Any) -> Finished:
         """The ``Finished`` of a line with ``done`` (the response's calls forgotten)."""
