@@ -23,7 +23,7 @@ from test_pipeline_fastpath import canon
 
 from argstream import EventBuilder, _backend, _calls_py
 from argstream.aggregate import FragmentAggregator
-from argstream.events import ArgumentChunk, Part, ToolCall, WholeArguments
+from argstream.events import ArgumentChunk, Flush, Part, ToolCall, ToolCallStart, WholeArguments
 from argstream.policy import RunMode, TurnCoordinator
 from argstream.providers import gemini, ollama
 from argstream.stream import ToolCallArgumentProgress, iter_tool_stream, pipeline_for, ToolStreamState
@@ -312,3 +312,41 @@ def test_a_call_refused_at_its_start_drops_its_whole_arguments(fmt: str) -> None
     (state,) = result.calls
     assert state.skipped and state.dropped and state.dropped_chunks == 1 and state.chunks == 0
     assert state.arguments is None
+
+
+# -- with tools=: whole arguments that certainly pass start no check -----------------------------------------
+
+WHOLE_TOOLS = {"fs": {"type": "object", "properties": {
+    "path": {"type": "string", "maxLength": 12, "pattern": "^[a-z/._]+$"}, "mode": {"enum": ["r", "w"]},
+    "n": {"type": "integer", "minimum": 0}}, "required": ["path"], "additionalProperties": False}}
+
+
+@pytest.mark.parametrize("value, violations", [
+    ({"path": "src/a.py"}, []),
+    ({"path": "src/a.py", "mode": "w", "n": 3}, []),
+    ({"path": "x" * 12, "n": 0}, []),  # at the bounds
+    ({"path": "x" * 13}, ["maxLength"]),
+    ({"path": "SRC"}, ["pattern"]),
+    ({"path": "a", "mode": "rw"}, ["enum"]),
+    ({"path": "a", "n": -1}, ["minimum"]),
+    ({"path": "a", "n": 1.5}, ["type"]),
+    ({"path": "a", "n": True}, ["type"]),  # a boolean is no integer
+    ({"path": "a", "run": "rm -rf /"}, ["additionalProperties"]),  # a key the tool does not take
+    ({"mode": "r"}, ["required"]),
+])
+def test_whole_arguments_are_checked_once(value: Any, violations: list[str]) -> None:
+    """``open_call`` with the whole arguments to come: a value that certainly satisfies the schema gets no
+    validator (no fragment is checked, nothing at the flush); any other is checked as its fragments, and
+    either way the items are those of the arguments fed as events."""
+    builder = EventBuilder(tools=WHOLE_TOOLS)
+    call = builder.open_call(0, "c1", "fs", value)
+    assert (call.validator is None) is (not violations)
+    fused = ToolStreamState(lambda: EventBuilder(tools=WHOLE_TOOLS)).whole_call(0, "c1", "fs", value, {})
+    general = ToolStreamState(lambda: EventBuilder(tools=WHOLE_TOOLS))
+    expected = general.feed(Part(0, ToolCall(ToolCallStart("c1", "fs"))))
+    expected += general.feed(Part(0, ToolCall(WholeArguments(value))))
+    expected += general.feed(Flush(0))
+    assert canon(fused) == canon(expected)
+    finished = fused[-1]
+    assert [v.keyword for v in finished.violations] == violations and finished.ok is (not violations)
+    assert builder.open_call(1, "c2", "fs").validator is not None  # no whole value: the check starts

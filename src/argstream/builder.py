@@ -59,6 +59,7 @@ INCOMPLETE = "incomplete"
 """Metadata key set to ``True`` on events that :meth:`EventBuilder.handle_finished` returns."""
 
 _NO_METADATA: Mapping[str, Any] = {}
+_NO_VALUE: Any = object()  # ``open_call`` without whole arguments
 
 
 @final  # lets mypy narrow the ``type(buffer) is _Text`` dispatch both ways
@@ -370,10 +371,12 @@ class EventBuilder:
             return True
         return False
 
-    def open_call(self, index: int, call_id: str, name: str) -> Any:
+    def open_call(self, index: int, call_id: str, name: str, whole: Any = _NO_VALUE) -> Any:
         """What ``handle_part(index, ToolCall(ToolCallStart(call_id, name)))`` does for an index that holds
         nothing yet, without the part: the call's ``ArgumentCall``. ``None``, with nothing done, when
-        ``index`` holds a buffer already."""
+        ``index`` holds a buffer already. ``whole``: the decoded, walkable arguments the call's
+        ``push_value`` is given next (a provider that sends them whole); with ``tools=``, a value that
+        certainly satisfies its schema is not checked again (:meth:`_check_named`)."""
         if index in self._buffers:
             return None
         buffer = self._buffers[index] = _Json(True, self._parser_factory(), index)
@@ -383,7 +386,7 @@ class EventBuilder:
         if name:
             call.name = name
             if self._schemas is not None:
-                self._check_named(buffer, name)
+                self._check_named(buffer, name, whole)
         return call
 
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:
@@ -396,13 +399,20 @@ class EventBuilder:
             if self._schemas is not None:
                 self._check_named(buffer, name)
 
-    def _check_named(self, buffer: _Json, name: str) -> None:
-        """With ``tools=``: the call's schema, once named; its check starts unless arguments came first."""
+    def _check_named(self, buffer: _Json, name: str, whole: Any = _NO_VALUE) -> None:
+        """With ``tools=``: the call's schema, once named; its check starts unless arguments came first.
+        The ``whole`` arguments to come (``open_call``'s), when they certainly satisfy the schema
+        (``Schema.accepts_whole``), need neither the check of their fragments nor one at the flush:
+        the call then has no validator and no schema, and its fragments reach no check."""
         call = buffer.call
-        buffer.schema = self._schemas.get(name) if self._schemas is not None else None
-        if buffer.schema is not None and not call.seen and call.error is None:
-            call.validator = buffer.schema.validator()
+        schema = self._schemas.get(name) if self._schemas is not None else None
+        if schema is not None and not call.seen and call.error is None:
+            if whole is not _NO_VALUE and schema.accepts_whole(whole):
+                buffer.schema = None
+                return
+            call.validator = schema.validator()
             call.spans = getattr(call.parser, "spans", None) is not None
+        buffer.schema = schema
 
     def call(self, index: int) -> Any:
         """The ``ArgumentCall`` of the tool call streaming at ``index`` (``None`` if there is none):

@@ -254,7 +254,7 @@ class ToolStreamState:
         """The items of a tool call sent whole at ``index`` (a new one), its arguments the decoded,
         walkable ``value``: the same as feeding ``Part(index, ToolCall(ToolCallStart(call_id, name)))``,
         ``Part(index, ToolCall(WholeArguments(value)))`` and ``Flush(index, metadata)``, without them."""
-        call = self.builder.open_call(index, call_id, name) if self._text is None else None
+        call = self.builder.open_call(index, call_id, name, value) if self._text is None else None
         if call is None:
             out = self.feed(call_start(index, call_id, name))
             out += self.feed(whole_part(index, value))

@@ -45,6 +45,15 @@ class Schema:
         ``str`` input, ``"bytes"`` for UTF-8 input."""
         return SchemaValidator(self, units=units)
 
+    def accepts_whole(self, value: Any) -> bool:
+        """Whether ``value``, decoded and walkable as a provider sends arguments whole, certainly satisfies
+        the schema (:func:`.whole.accepts`): no check of its fragments could prove a violation. ``False``
+        when it may not (its fragments' check tells which) or when it nests too deep to read here."""
+        try:
+            return accepts(self.root, value) is True
+        except RecursionError:
+            return False
+
     def validate(self, instance: Any) -> list[Violation]:
         """The violations of a complete JSON value (their offsets are ``None``: no input to point into).
 

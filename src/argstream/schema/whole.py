@@ -45,18 +45,15 @@ def accepts(node: Node, value: Any) -> bool | None:
 
 
 def _start(node: Node, kind: str) -> bool:
-    """``_Value._start`` for a string, object or array: the schema allows a value of this kind at all."""
-    if node.never or (node.types is not None and not _type_ok(node.types, kind)):
+    """``_Value._start`` for an object or array: the schema allows a value of this kind at all."""
+    if node.never or (node.types is not None and kind not in node.types):
         return False
-    if node.enum is None:
-        return True
-    if kind == "string":
-        return any(type(v) is str for v in node.enum)
-    return any(isinstance(v, dict if kind == "object" else list) for v in node.enum)
+    return node.enum is None or any(isinstance(v, dict if kind == "object" else list) for v in node.enum)
 
 
 def _string(node: Node, text: str) -> bool:
-    if not _start(node, "string"):
+    # (``_Value._start`` for a string is in the ``enum`` test: a string equal to one is one of its strings)
+    if node.never or (node.types is not None and "string" not in node.types):
         return False
     if node.enum is not None and not any(type(v) is str and v == text for v in node.enum):
         return False
@@ -96,7 +93,18 @@ def _object(node: Node, value: dict[str, Any]) -> bool | None:
     if required and len({key for key in value if key in required}) < len(required):
         return False
     properties, additional = node.properties, node.additional
-    return _members((properties.get(key, additional), item) for key, item in value.items())
+    verdict: bool | None = True
+    for key, item in value.items():  # (``_members``, without a generator: the usual arguments are an object)
+        sub = properties.get(key, additional)
+        if sub is False:
+            return False
+        if isinstance(sub, Node):
+            found = accepts(sub, item)
+            if found is False:
+                return False
+            if found is None:
+                verdict = None
+    return verdict
 
 
 def _array(node: Node, value: Any) -> bool | None:
