@@ -41,3 +41,4 @@ cdef class PipelineBase:
     cdef object take_hit(self, tuple hit)
     cdef object take_slot(self, object slot, object text)
     cdef object take_text_slot(self, object slot, object text, int kind)
+    cdef int set_text_test(self, object value) except -1

@@ -615,7 +615,7 @@ cdef class PipelineBase:
         self.chunk_method = chunk
         self.fast = fast_test(chunk) if chunk is not None else None
         if type(builder).handle_part is parts:
-            self._text_chunk = getattr(adapter, "text_chunk", None)
+            self.set_text_test(getattr(adapter, "text_chunk", None))
             self._call_chunk = getattr(adapter, "call_chunk", None)
         self._argument = state.argument
         self._text = state.text
@@ -634,7 +634,7 @@ cdef class PipelineBase:
     def _chunk(self, value):
         self.chunk_method = value
         self.fast = fast_test(value) if value is not None else None
-        self._text_chunk = self.text_method
+        self.set_text_test(self.text_method)
 
     @property
     def _text_chunk(self):
@@ -643,12 +643,16 @@ cdef class PipelineBase:
 
     @_text_chunk.setter
     def _text_chunk(self, value):
-        """A compiled test's own ``text_chunk`` runs as its ``text_slot``: that of ``fast`` when the adapter
-        has both tests (one object), or of an adapter with no ``chunk`` (Ollama)."""
+        self.set_text_test(value)
+
+    cdef int set_text_test(self, object value) except -1:
+        """``_text_chunk = value``: a compiled test's own ``text_chunk`` runs as its ``text_slot``, that of
+        ``fast`` when the adapter has both tests (one object), or of an adapter with no ``chunk`` (Ollama)."""
         cdef object owner = fast_test(value, u"text_chunk") if value is not None else None
         self.text_method = value
         self.text_fast = owner if owner is not None and (self.fast is None or owner is self.fast) else None
         self.fast_text = self.text_fast is not None
+        return 0
 
     def feed(self, item):
         """The stream items of one wire item (see ``StreamPipeline``)."""
