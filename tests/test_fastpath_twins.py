@@ -905,20 +905,27 @@ def gemini_whole_items(draw: Any) -> Any:
         item["usageMetadata"] = draw(st.one_of(_USAGE, st.sampled_from([(1, 2), {3: 4}, {"a": {1, 2}},
                                                                          _deep(31), _deep(40)])))
     levels = [item, candidate, candidate["content"], parts[0], parts[0].get("functionCall")]
-    level = levels[draw(st.integers(0, 4))]
-    how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
-    if type(level) is dict:
-        if how == 1:
-            level[draw(st.sampled_from(["finish_reason", "response_id", "usage_metadata", "extra", "id"]))] = "x"
-        elif how == 2 and level:
-            del level[draw(st.sampled_from(sorted(level)))]
-        elif how == 3:
-            keyed = {_Key(k): v for k, v in level.items()}
-            level.clear()
-            level.update(keyed)
-        elif how == 4:
-            level.update(_NEAR)
+    _change_level(draw, levels[draw(st.integers(0, 4))],
+                  ["finish_reason", "response_id", "usage_metadata", "extra", "id"])
     return item
+
+
+def _change_level(draw: Any, level: Any, names: list[str]) -> None:
+    """One level of a wire item changed, or not: a field set to ``"x"``, a field taken out, its keys made
+    ``str`` subclasses, or keys near the fields the tests read added."""
+    how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
+    if type(level) is not dict:
+        return
+    if how == 1:
+        level[draw(st.sampled_from(names))] = "x"
+    elif how == 2 and level:
+        del level[draw(st.sampled_from(sorted(level)))]
+    elif how == 3:
+        keyed = {_Key(k): v for k, v in level.items()}
+        level.clear()
+        level.update(keyed)
+    elif how == 4:
+        level.update(_NEAR)
 
 
 def _whole_adapter(base: type, call: bool, response: Any, run: Any, finished: bool) -> Any:
@@ -1032,18 +1039,7 @@ def ollama_items(draw: Any) -> Any:
         item["created_at"] = draw(st.sampled_from(["t0", "t1", "", None]))
     if draw(st.integers(0, 12)) == 0:
         item["error"] = draw(st.sampled_from(["boom", None]))
-    level = draw(st.sampled_from([item, message]))
-    how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
-    if how == 1:
-        level[draw(st.sampled_from(["error", "done", "thinking", "tool_calls", "extra"]))] = "x"
-    elif how == 2 and level:
-        del level[draw(st.sampled_from(sorted(level)))]
-    elif how == 3:
-        keyed = {_Key(k): v for k, v in level.items()}
-        level.clear()
-        level.update(keyed)
-    elif how == 4:
-        level.update(_NEAR)
+    _change_level(draw, draw(st.sampled_from([item, message])), ["error", "done", "thinking", "tool_calls", "extra"])
     if draw(st.integers(0, 4)) == 0:  # an SDK-like object: read by the adapter's ``_text_read``
         inner = item.get("message")
         fields = {str(k): v for k, v in item.items() if isinstance(k, str)}

@@ -93,18 +93,7 @@ def _object(node: Node, value: dict[str, Any]) -> bool | None:
     if required and len({key for key in value if key in required}) < len(required):
         return False
     properties, additional = node.properties, node.additional
-    verdict: bool | None = True
-    for key, item in value.items():  # (``_members``, without a generator: the usual arguments are an object)
-        sub = properties.get(key, additional)
-        if sub is False:
-            return False
-        if isinstance(sub, Node):
-            found = accepts(sub, item)
-            if found is False:
-                return False
-            if found is None:
-                verdict = None
-    return verdict
+    return _members([properties.get(key, additional) for key in value], value.values())
 
 
 def _array(node: Node, value: Any) -> bool | None:
@@ -115,14 +104,15 @@ def _array(node: Node, value: Any) -> bool | None:
             node.min_items is not None and count < node.min_items):
         return False
     prefix, rest = node.prefix, node.items
-    return _members((prefix[at] if at < len(prefix) else rest, item) for at, item in enumerate(value))
+    return _members([prefix[at] if at < len(prefix) else rest for at in range(count)], value)
 
 
-def _members(pairs: Iterable[tuple[Node | bool, Any]]) -> bool | None:
-    """The verdict on a container's members, each ``(schema, value)``: ``False`` at the first that fails
-    (``False`` is the schema that allows nothing there), ``None`` when one is undecided, else ``True``."""
+def _members(schemas: Iterable[Node | bool | None], values: Iterable[Any]) -> bool | None:
+    """The verdict on a container's members, each value under the schema at its place in ``schemas``
+    (a list, not pairs from a generator: no frame resumed per member): ``False`` at the first that fails (``False``
+    is the schema that allows nothing there), ``None`` when one is undecided, else ``True``."""
     verdict: bool | None = True
-    for sub, item in pairs:
+    for sub, item in zip(schemas, values):
         if sub is False:
             return False
         if isinstance(sub, Node):
