@@ -24,8 +24,7 @@ cdef class PipelineBase:
     cdef object chunk_method  # ``_chunk``: the adapter's fast test, or None
     cdef FastTest fast  # the compiled test behind ``chunk_method`` (``_fastpath.fast_test``), or None
     cdef object text_method  # ``_text_chunk``: the adapter's test for a message text delta, or None
-    cdef bint fast_text  # ``text_method`` is a compiled test's own (``text_fast``): its ``text_slot`` runs instead
-    cdef FastTest text_fast  # the compiled test behind ``text_method`` (``fast`` where the adapter has both), or None
+    cdef FastTest text_fast  # the compiled test whose own ``text_method`` is: its ``text_slot`` runs instead, or None
     cdef public object _call_chunk  # the adapter's test for a wire item of tool calls sent whole, or None
     cdef public object state  # the stream state (``stream.ToolStreamState``) whose methods are below
     cdef public object _run

@@ -651,7 +651,6 @@ cdef class PipelineBase:
         cdef object owner = fast_test(value, u"text_chunk") if value is not None else None
         self.text_method = value
         self.text_fast = owner if owner is not None and (self.fast is None or owner is self.fast) else None
-        self.fast_text = self.text_fast is not None
         return 0
 
     def feed(self, item):
@@ -671,7 +670,7 @@ cdef class PipelineBase:
             hit = self.chunk_method(item)
             if hit is not None:
                 return self.take_hit(<tuple>hit)
-        if self.fast_text:
+        if self.text_fast is not None:
             hit = self.text_fast.text_slot(item, None)
             if hit is not None:
                 return self.take_text_slot(hit, self.text_fast.found, self.text_fast.found_kind)

@@ -96,6 +96,7 @@ cdef class WholeCallFast(FastTest):
     cdef public object _response_calls
 
     cdef tuple take_calls(self, list found, object prefix)
+    cdef object text_run(self, bint reasoning)
 
 
 cdef class GeminiFast(WholeCallFast):

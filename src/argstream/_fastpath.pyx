@@ -1160,6 +1160,19 @@ cdef class WholeCallFast(FastTest):
         self._response_calls = True
         return closed, calls
 
+    cdef object text_run(self, bint reasoning):
+        """See ``_fastpath_py.WholeCallFast._text_run``."""
+        cdef object cls = (REASONING_CLASS if reasoning else MESSAGE_CLASS) if MESSAGE_CLASS is not None else None
+        cdef object run = self._text
+        if cls is None:
+            cls = text_classes()[1 if reasoning else 0]
+        if run is not None:
+            return run if run[1] is cls else None
+        run = (self._next_index, cls)
+        self._next_index = self._next_index + 1
+        self._text = run
+        return run
+
 
 cdef class GeminiFast(WholeCallFast):
     """The state ``chunk`` reads: the streamed call still open (``(index, writer)``), the response id,
@@ -1256,18 +1269,11 @@ cdef class GeminiFast(WholeCallFast):
 
     cdef object text_hit(self, bint reasoning, object response_id, object text):
         """See ``_fastpath_py.GeminiFast._text_hit`` (the slot; text and kind in ``found``, ``found_kind``)."""
-        cdef object cls = (REASONING_CLASS if reasoning else MESSAGE_CLASS) if MESSAGE_CLASS is not None else None
-        cdef object run
-        if cls is None:
-            cls = text_classes()[1 if reasoning else 0]
-        run = self._text
-        if run is not None and run[1] is not cls:
+        cdef object run = self.text_run(reasoning)
+        if run is None:
             return None
         if response_id is not None and self._response_id is None:
             self._response_id = response_id
-        if run is None:
-            run = (self._index(), cls)
-            self._text = run
         self._finished = False
         self.found = text
         self.found_kind = REASONING_TEXT if reasoning else MESSAGE_TEXT
@@ -1371,7 +1377,7 @@ cdef class OllamaFast(WholeCallFast):
         return self.triple(self.text_slot(item, text))
 
     cdef object text_slot(self, object item, object text):
-        cdef object run = self._text, message, thinking, content, created, got, cls, read
+        cdef object run, message, thinking, content, created, got, read
         cdef bint reasoning
         message = (<dict>item).get(u"message") if type(item) is dict else None
         try:
@@ -1398,17 +1404,13 @@ cdef class OllamaFast(WholeCallFast):
         except Exception:  # the general way raises what it finds
             return None
         got = thinking if reasoning else content
-        cls = (REASONING_CLASS if reasoning else MESSAGE_CLASS) if MESSAGE_CLASS is not None else None
-        if cls is None:
-            cls = text_classes()[1 if reasoning else 0]
-        if type(got) is not str or not got or (run is not None and run[1] is not cls):
+        if type(got) is not str or not got:
+            return None
+        run = self.text_run(reasoning)
+        if run is None:
             return None
         if self._created is None:
             self._created = created
-        if run is None:
-            run = (self._next_index, cls)
-            self._next_index = self._next_index + 1
-            self._text = run
         self._held = None
         self._empty = False
         self.found = got if text is None else text

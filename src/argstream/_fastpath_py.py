@@ -449,7 +449,31 @@ class AgentsFast:
         return self._responses.chunk(data, inner is not None and inner.get("item_id") == _PLACEHOLDER)
 
 
-class GeminiFast:
+class WholeCallFast:
+    """What the tests of calls sent whole (Gemini, Ollama) share: ``WholeCallAdapter``'s text run (after
+    the subclass in the adapter's MRO), opened by ``_text_run``."""
+
+    __slots__ = ()
+    # the rest of the adapter's state, and what ``WholeCallAdapter`` gives it (after this class in its MRO)
+    _text: Any
+    whole_values: Any
+    _response_calls: Any
+    _index: Any
+    _take_calls: Any
+
+    def _text_run(self, reasoning: bool) -> tuple[int, type] | None:
+        """The open text run of this kind (``reasoning``: ``Reasoning``, else ``Message``), ``(index, kind)``,
+        opened at the next index when none is; ``None``, with nothing changed, when one of the other
+        kind is open (the general way flushes it)."""
+        cls = _text_classes()[1 if reasoning else 0]
+        run = self._text
+        if run is not None:
+            return run if run[1] is cls else None
+        run = self._text = (self._index(), cls)
+        return run
+
+
+class GeminiFast(WholeCallFast):
     """The state ``chunk`` reads: the streamed call still open (``(index, writer)``), the response id,
     whether the response finished, and ``_sink``: the string a run of Vertex ``partialArgs`` pieces
     continues, as ``(jsonPath, index, pieces)`` (``pieces`` the writer's own list of the string's
@@ -461,12 +485,6 @@ class GeminiFast:
     _response_id: Any
     _finished: Any = False  # a bool, typed ``Any`` as ``ChatFast._clean_end`` is (the subclass holds it)
     _sink: Any = None
-    # the rest of the adapter's state, and what ``WholeCallAdapter`` gives it (after this class in its MRO)
-    _text: Any
-    whole_values: Any
-    _response_calls: Any
-    _index: Any
-    _take_calls: Any
 
     def _open_string(self, path: str) -> tuple[str, int, list[str]] | None:
         raise NotImplementedError
@@ -559,15 +577,11 @@ class GeminiFast:
     def _text_hit(self, reasoning: bool, response_id: Any, text: str) -> tuple[int, str, int] | None:
         """``text_chunk``'s answer for a lone text part (a thought: ``reasoning``) in a chunk of
         ``response_id`` (``None``: none): what ``feed`` does to the adapter with it done."""
-        message, thought = _text_classes()
-        cls = thought if reasoning else message
-        run = self._text
-        if run is not None and run[1] is not cls:
+        run = self._text_run(reasoning)
+        if run is None:
             return None  # another kind of text: the run before it is flushed the general way
         if response_id is not None and self._response_id is None:
             self._response_id = response_id
-        if run is None:
-            run = self._text = (self._index(), cls)
         self._finished = False
         return run[0], text, REASONING_TEXT if reasoning else MESSAGE_TEXT
 
@@ -630,7 +644,7 @@ class GeminiFast:
         raise NotImplementedError
 
 
-class OllamaFast:
+class OllamaFast(WholeCallFast):
     """The state Ollama's tests read (``providers.ollama``): the first ``created_at`` (for generated ids),
     whether the current response has made no part yet (``_empty``), and the ``Finished`` of an empty
     load response held back until more arrives (``_held``)."""
@@ -639,12 +653,6 @@ class OllamaFast:
     _created: Any = None
     _empty: Any = True  # a bool, typed ``Any`` as ``GeminiFast._finished`` is
     _held: Any = None
-    # the rest of the adapter's state, and what ``WholeCallAdapter`` gives it (after this class in its MRO)
-    _text: Any
-    whole_values: Any
-    _response_calls: Any
-    _index: Any
-    _take_calls: Any
 
     def _text_read(self, item: Any) -> tuple[Any, Any, Any] | None:
         """``(thinking, content, created_at)`` of a line that is no wire dict (a ``ChatResponse``) when it
@@ -663,7 +671,6 @@ class OllamaFast:
         ``feed`` does with such a line: the first ``created_at`` kept, the run opened. A wire dict is
         read here; anything else by the adapter's ``_text_read``. ``text`` stands for the text (raw
         input read by template). Never raises: a malformed line is the general way's."""
-        run = self._text
         message = item.get("message") if type(item) is dict else None
         try:
             if type(message) is dict:  # a wire line: what the reads below find, with dict lookups
@@ -687,13 +694,13 @@ class OllamaFast:
         except Exception:  # noqa: BLE001 - the general way raises what it finds
             return None
         got = thinking if reasoning else content
-        cls = _text_classes()[1 if reasoning else 0]
-        if type(got) is not str or not got or (run is not None and run[1] is not cls):
+        if type(got) is not str or not got:
+            return None
+        run = self._text_run(reasoning)
+        if run is None:
             return None
         if self._created is None:
             self._created = created
-        if run is None:
-            run = self._text = (self._index(), cls)
         self._held = None
         self._empty = False
         return run[0], got if text is None else text, REASONING_TEXT if reasoning else MESSAGE_TEXT

@@ -324,7 +324,7 @@ cdef class SSELane:
                 break
             fast = self.pipeline.fast
             if (<EventTemplate>template).message:  # a message text delta
-                if self.pipeline.fast_text:
+                if self.pipeline.text_fast is not None:
                     text_fast = self.pipeline.text_fast
                     slot = text_fast.text_slot((<EventTemplate>template).item, fit)
                     if slot is None:

@@ -130,7 +130,7 @@ cdef class CoordinatorBase:
         """Whether ``event`` is a message or reasoning text delta the adapter's text test takes: then its
         one item is handled, without the adapter's events."""
         cdef object slot, hit, items
-        if pipeline.fast_text:
+        if pipeline.text_fast is not None:
             slot = pipeline.text_fast.text_slot(event, None)
             if slot is None:
                 return False
