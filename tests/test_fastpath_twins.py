@@ -228,7 +228,11 @@ def _wrap(how: int, value: Any) -> Any:
         return [_wrap(how, v) for v in value]
     if not isinstance(value, dict):
         return value
-    inner = {k: _wrap(how, v) for k, v in value.items()}
+    return _shape(how, {k: _wrap(how, v) for k, v in value.items()})
+
+
+def _shape(how: int, inner: dict) -> Any:
+    """One level of ``_wrap``: the dict ``inner`` (its values as they are) in shape ``how``."""
     if how == 1:
         return SimpleNamespace(**inner)
     if how == 2:
@@ -354,6 +358,66 @@ def test_chat_fast_test_reads_every_shape(how: int) -> None:
         renamed = {**chunk, "choices": [{"index": 0, "delta": {"tool_calls": [
             {"index": 0, "id": "fc_2", "function": {"arguments": "x"}}]}}]}
         assert adapter.chunk(_wrap(how, renamed)) is None  # another call on the same index: the general way
+
+
+def _wrap_levels(hows: list[int], value: Any, depth: int = 0) -> Any:
+    """``value`` with the dicts at each depth in ``_wrap``'s shape ``hows[depth]`` (the last one below):
+    a chunk whose levels are of different kinds, as a proxy or a user's code may mix them."""
+    if isinstance(value, list):
+        return [_wrap_levels(hows, v, depth) for v in value]
+    if not isinstance(value, dict):
+        return value
+    return _shape(hows[min(depth, len(hows) - 1)], {k: _wrap_levels(hows, v, depth + 1) for k, v in value.items()})
+
+
+@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.lists(st.integers(0, 8), min_size=5, max_size=5)),
+                      min_size=1, max_size=3),
+       response=st.sampled_from(["r1", ""]), named=st.booleans())
+def test_chat_fast_tests_agree_on_mixed_levels(items: list, response: str, named: bool) -> None:
+    """Each level of a chunk in a shape of its own (SDK objects with or without extras, dicts inside
+    them and the reverse): the compiled read, which takes the plain levels in one pass, answers as the
+    twin, for the argument test and the text test alike, the first time a type is met and after."""
+    seen = []
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        adapter = _chat(base, {0: (0, "call", 0), 1: (0, "call", 9)}, "f" if named else "", response, False)
+        adapter._slots((0, "content"))
+        adapter._plain_text = True
+        run = []
+        for item, text, hows in items:
+            for _ in range(2):
+                adapter._hit = None
+                wrapped = _wrap_levels(hows, item)
+                run.append((adapter.chunk(wrapped) if text is None else adapter.chunk(wrapped, text=text),
+                            adapter.text_chunk(wrapped), adapter._choices[0].last_call))
+        seen.append(run)
+    assert seen[0] == seen[1]
+
+
+def test_the_sdks_chunks_are_read_as_their_wire_dicts() -> None:
+    """The openai SDK's own chunk objects: one whose extras are empty is taken as its wire dict is;
+    one that carries a content field in the extras of any level (a compatible server's
+    ``reasoning_content``), or an unknown field there, declines as the twin does."""
+    chunks = pytest.importorskip("openai.types.chat")
+    wire = {"id": "r1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"a"}}]},
+                         "finish_reason": None}]}
+    choice, delta = wire["choices"][0], wire["choices"][0]["delta"]
+    with_extras = [
+        {**wire, "choices": [{**choice, "delta": {**delta, "reasoning_content": "so"}}]},
+        {**wire, "choices": [{**choice, "delta": {**delta, "reasoning": None}}]},
+        {**wire, "error": {"message": "x"}},
+        {**wire, "choices": [{**choice, "stop_reason": None}]},
+    ]
+    for base in (_backend.fastpath_c.ChatFast, _fastpath_py.ChatFast):
+        adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
+        for _ in range(2):  # (the second time, every level's type has been met)
+            adapter._hit = None
+            assert adapter.chunk(chunks.ChatCompletionChunk.model_validate(wire)) == (0, "{\"a")
+        for one in with_extras:
+            adapter._hit = None
+            twin = _chat(_fastpath_py.ChatFast, {0: (0, "call", 0)}, "f", "r1", False)
+            sdk = chunks.ChatCompletionChunk.model_validate(one)
+            assert adapter.chunk(sdk) == twin.chunk(sdk) == twin.chunk(one)
 
 
 class _Truth:

@@ -9,7 +9,8 @@ changed when it declines.
 """
 
 cimport cython
-from cpython.dict cimport PyDict_Size
+from cpython.dict cimport PyDict_CheckExact, PyDict_Size
+from cpython.object cimport Py_TYPE
 from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
 from cpython.ref cimport Py_DECREF, PyObject
 from cpython.unicode cimport PyUnicode_GET_LENGTH
@@ -75,17 +76,33 @@ cdef extern from *:
         return 0;
     }
 
-    /* The levels of a Chat chunk made of exact dicts and lists (a decoded wire chunk) that
-       ``ChatFast.choice_delta`` reads, each in one pass (``argstream_scan``) at the offsets of
-       ``SCAN_NAMES`` in ``names`` / ``hashes`` (0: the chunk, 5: its choice). 1: the chunk has one
-       choice that does not finish, and ``out`` holds its response id, choice number and delta (an
-       exact dict; borrowed; NULL where absent or null); 0: ``choice_delta`` says ``None``; -1:
-       ``choice_delta`` reads it (a key that is not an exact str, a level that is not an exact dict).
+    /* The fields of one level of an event, as a dict to scan (borrowed), or NULL (no error set)
+       when the caller's general way reads the level (``level_fields``, in Cython below). */
+    typedef PyObject *(*argstream_level_t)(PyObject *level);
+
+    /* A level's fields: an exact dict (a decoded wire event's every level) without a call. */
+    static inline PyObject *argstream_level(PyObject *level, argstream_level_t fields) {
+        return PyDict_CheckExact(level) ? level : fields(level);
+    }
+
+    /* Whether an allocation never runs the cyclic collector (3.12 runs it between bytecodes only), so
+       that reading an object's ``__dict__``, which may make it, runs no code while borrowed values of
+       the levels above are held. */
+    #define ARGSTREAM_QUIET_ALLOC (PY_VERSION_HEX >= 0x030C0000)
+
+    /* The levels of a Chat chunk that ``ChatFast.choice_delta`` reads, each level's fields given by
+       ``fields`` (exact lists between them), each read in one pass (``argstream_scan``) at the offsets
+       of ``SCAN_NAMES`` in ``names`` / ``hashes`` (0: the chunk, 5: its choice). 1: the chunk has one
+       choice that does not finish, and ``out`` holds its response id, choice number and delta's
+       fields (an exact dict; borrowed; NULL where absent or null); 0: ``choice_delta`` says ``None``;
+       -1: ``choice_delta`` reads it (a key that is not an exact str, a level ``fields`` leaves to it).
        No code of the chunk's runs. */
-    static int argstream_chat_choice(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out) {
+    static int argstream_chat_choice(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out,
+                                     argstream_level_t fields) {
         PyObject *v[5] = {NULL, NULL, NULL, NULL, NULL};
         PyObject *level;
-        if (argstream_scan(chunk, names, hashes, 5, v) < 0)
+        chunk = argstream_level(chunk, fields);
+        if (chunk == NULL || argstream_scan(chunk, names, hashes, 5, v) < 0)
             return -1;
         if ((v[1] && v[1] != Py_None) || (v[2] && v[2] != Py_None) || (v[3] && v[3] != Py_None))
             return 0;  /* usage, error or type */
@@ -93,8 +110,8 @@ cdef extern from *:
         if (level == NULL || !PyList_CheckExact(level) || PyList_GET_SIZE(level) != 1)
             return 0;
         out[0] = v[4] == Py_None ? NULL : v[4];
-        level = PyList_GET_ITEM(level, 0);
-        if (!PyDict_CheckExact(level))
+        level = argstream_level(PyList_GET_ITEM(level, 0), fields);
+        if (level == NULL)
             return -1;
         v[0] = v[1] = v[2] = NULL;
         if (argstream_scan(level, names + 5, hashes + 5, 3, v) < 0)
@@ -104,9 +121,10 @@ cdef extern from *:
         if (v[1] && v[1] != Py_None && !PyLong_CheckExact(v[1]))
             return 0;  /* the choice's index */
         out[1] = v[1] == Py_None ? NULL : v[1];
-        if (v[2] == NULL || !PyDict_CheckExact(v[2]))
-            return -1;  /* delta */
-        out[2] = v[2];
+        level = v[2] == NULL ? NULL : argstream_level(v[2], fields);  /* delta */
+        if (level == NULL)
+            return -1;
+        out[2] = level;
         return 1;
     }
 
@@ -115,11 +133,12 @@ cdef extern from *:
        chunk has the dominant shape, and ``out`` holds its response id, choice number, entry index,
        call id, name and arguments (borrowed; NULL where absent or null); 0: it has not; -1: ``shape``
        reads it (as above, or a content field whose truth is not a JSON value's). */
-    static int argstream_chat_wire(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out) {
+    static int argstream_chat_wire(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out,
+                                   argstream_level_t fields) {
         PyObject *v[3];
         PyObject *p[7];
         PyObject *level;
-        int i = argstream_chat_choice(chunk, names, hashes, v);
+        int i = argstream_chat_choice(chunk, names, hashes, v, fields);
         if (i <= 0)
             return i;
         out[0] = v[0];
@@ -140,8 +159,8 @@ cdef extern from *:
             if (PyObject_IsTrue(p[i]))  /* a JSON value's truth: no code of the chunk's runs */
                 return 0;
         }
-        level = PyList_GET_ITEM(level, 0);
-        if (!PyDict_CheckExact(level))
+        level = argstream_level(PyList_GET_ITEM(level, 0), fields);
+        if (level == NULL)
             return -1;
         v[0] = v[1] = v[2] = NULL;
         if (argstream_scan(level, names + 9, hashes + 9, 3, v) < 0)
@@ -150,8 +169,8 @@ cdef extern from *:
             return 0;  /* the entry's index */
         out[2] = v[0];
         out[3] = v[1] == Py_None ? NULL : v[1];
-        level = v[2];  /* function */
-        if (level == NULL || !PyDict_CheckExact(level))
+        level = v[2] == NULL ? NULL : argstream_level(v[2], fields);  /* function */
+        if (level == NULL)
             return -1;
         v[0] = v[1] = NULL;
         if (argstream_scan(level, names + 12, hashes + 12, 2, v) < 0)
@@ -162,8 +181,12 @@ cdef extern from *:
     }
     """
     int argstream_scan(object d, PyObject** names, Py_hash_t* hashes, int n, PyObject** out)
-    int argstream_chat_choice(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out)
-    int argstream_chat_wire(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out)
+    ctypedef PyObject* (*argstream_level_t)(PyObject* level) noexcept
+    bint ARGSTREAM_QUIET_ALLOC
+    int argstream_chat_choice(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out,
+                              argstream_level_t fields)
+    int argstream_chat_wire(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out,
+                            argstream_level_t fields)
 
 import types as _types
 from json.encoder import encode_basestring as _encode_string
@@ -287,6 +310,51 @@ cdef inline object taken(PyObject* found):
     value = <object>found
     Py_DECREF(value)
     return value
+
+
+cdef PyObject* level_fields(PyObject* level) noexcept:
+    """The fields of one level of a Chat chunk for ``argstream_chat_wire``, as ``fields`` gives them
+    when they are one dict: an exact dict as it is; an object of a type met lately (``recent_types``)
+    whose kind is ``OWN`` or ``OWN_EXTRA`` with no extras (the slot unset, ``None`` or an empty dict),
+    its ``__dict__``. Borrowed: the object holds it, and no code runs (``ARGSTREAM_QUIET_ALLOC``; before
+    3.12 objects are left to ``fields``). NULL, with no error set, for anything else: ``fields`` reads it
+    (a type met first, extras, a lookup that fails)."""
+    cdef PyObject* t = <PyObject*>Py_TYPE(<object>level)
+    cdef PyMemberDef* member = NULL
+    cdef PyObject* found
+    cdef int i
+    cdef int kind = OTHER
+    cdef bint plain
+    if PyDict_CheckExact(<object>level):
+        return level
+    if not ARGSTREAM_QUIET_ALLOC:
+        return NULL
+    for i in range(RECENT):
+        if recent_types[i] == t:
+            kind = recent_kinds[i]
+            member = recent_members[i]
+            break
+    if kind == OTHER or (kind == OWN_EXTRA and member == NULL):
+        return NULL
+    if kind == OWN_EXTRA:
+        found = PyMember_GetOne(<const char*>level, member)
+        if found == NULL:  # an unset slot (AttributeError): no extras
+            plain = PyErr_ExceptionMatches(AttributeError)
+            PyErr_Clear()
+            if not plain:
+                return NULL
+        else:
+            plain = found == <PyObject*>None or (
+                PyDict_CheckExact(<object>found) and PyDict_Size(<object>found) == 0)
+            Py_DECREF(<object>found)
+            if not plain:
+                return NULL
+    found = GenericGetDict(<object>level, NULL)
+    if found == NULL:
+        PyErr_Clear()
+        return NULL
+    Py_DECREF(<object>found)  # (the object keeps it)
+    return found if PyDict_CheckExact(<object>found) else NULL
 
 
 cdef inline object own_fields(object item):
@@ -817,26 +885,25 @@ cdef class ChatFast(FastTest):
         return self.on_call(f[0], f[1], f[2], f[3], f[4], text)
 
     cdef object read(self, object item, object text):
-        """``chunk`` as a slot (its text in ``found``): ``shape``, then ``on_call``; a wire chunk of exact
-        dicts and lists through ``argstream_chat_wire`` (the same test), whose values are held before
-        ``on_call`` runs anything."""
+        """``chunk`` as a slot (its text in ``found``): ``shape``, then ``on_call``; a chunk whose levels
+        are plain (exact dicts, or SDK objects whose fields are one dict: ``level_fields``) through
+        ``argstream_chat_wire`` (the same test), whose values are held before ``on_call`` runs anything."""
         cdef PyObject* w[6]
         cdef int read
         cdef object response_id, number, index, call_id, name, arguments
         if self._finished:
             return None
-        if type(item) is dict:
-            read = argstream_chat_wire(item, SCAN_KEYS, SCAN_HASHES, w)
-            if read == 0:
-                return None
-            if read == 1:
-                response_id = value_of(w[0])
-                number = ZERO if w[1] == NULL else <object>w[1]
-                index = <object>w[2]
-                call_id = value_of(w[3])
-                name = value_of(w[4])
-                arguments = value_of(w[5]) if text is None else text
-                return self.on_call(response_id, number, index, call_id, name, arguments)
+        read = argstream_chat_wire(item, SCAN_KEYS, SCAN_HASHES, w, level_fields)
+        if read == 0:
+            return None
+        if read == 1:
+            response_id = value_of(w[0])
+            number = ZERO if w[1] == NULL else <object>w[1]
+            index = <object>w[2]
+            call_id = value_of(w[3])
+            name = value_of(w[4])
+            arguments = value_of(w[5]) if text is None else text
+            return self.on_call(response_id, number, index, call_id, name, arguments)
         if not self.shape(item):
             return None
         return self.on_call(self._s_response, self._s_number, self._s_index, self._s_call, self._s_name,
@@ -851,17 +918,16 @@ cdef class ChatFast(FastTest):
         cdef PyObject* v[SCAN_MAX]
         cdef object d, choices, choice, number, delta, held, response
         cdef int read
-        if type(item) is dict:  # a decoded wire chunk: its levels read in C when they are plain
-            read = argstream_chat_choice(item, SCAN_KEYS, SCAN_HASHES, v)
-            if read == 0:
-                return None
-            if read == 1:  # (each value held before a field's old value is let go, which may run code)
-                response = value_of(v[0])
-                number = ZERO if v[1] == NULL else <object>v[1]
-                delta = <object>v[2]
-                self._s_response = response
-                self._s_number = number
-                return delta
+        read = argstream_chat_choice(item, SCAN_KEYS, SCAN_HASHES, v, level_fields)  # its levels in C when plain
+        if read == 0:
+            return None
+        if read == 1:  # (each value held before a field's old value is let go, which may run code)
+            response = value_of(v[0])
+            number = ZERO if v[1] == NULL else <object>v[1]
+            delta = <object>v[2]
+            self._s_response = response
+            self._s_number = number
+            return delta
         d = fields(item)
         if not is_view(d):
             return None
