@@ -313,20 +313,18 @@ cdef inline object taken(PyObject* found):
 
 
 cdef PyObject* level_fields(PyObject* level) noexcept:
-    """The fields of one level of a Chat chunk for ``argstream_chat_wire``, as ``fields`` gives them
-    when they are one dict: an exact dict as it is; an object of a type met lately (``recent_types``)
-    whose kind is ``OWN`` or ``OWN_EXTRA`` with no extras (the slot unset, ``None`` or an empty dict),
-    its ``__dict__``. Borrowed: the object holds it, and no code runs (``ARGSTREAM_QUIET_ALLOC``; before
-    3.12 objects are left to ``fields``). NULL, with no error set, for anything else: ``fields`` reads it
-    (a type met first, extras, a lookup that fails)."""
+    """The fields of one level of a Chat chunk that is not an exact dict (``argstream_level`` takes
+    those), as ``fields`` gives them when they are one dict: for an object of a type met lately
+    (``recent_types``) whose kind is ``OWN`` or ``OWN_EXTRA`` with no extras (the slot unset, ``None``
+    or an empty dict), its ``__dict__``. Borrowed: the object holds it, and no code runs
+    (``ARGSTREAM_QUIET_ALLOC``; before 3.12 objects are left to ``fields``). NULL, with no error set,
+    for anything else: ``fields`` reads it (a type met first, extras, a lookup that fails)."""
     cdef PyObject* t = <PyObject*>Py_TYPE(<object>level)
     cdef PyMemberDef* member = NULL
     cdef PyObject* found
     cdef int i
     cdef int kind = OTHER
     cdef bint plain
-    if PyDict_CheckExact(<object>level):
-        return level
     if not ARGSTREAM_QUIET_ALLOC:
         return NULL
     for i in range(RECENT):
