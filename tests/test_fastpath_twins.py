@@ -252,7 +252,21 @@ def _shape(how: int, inner: dict) -> Any:
         return {**_NEAR, **inner}
     if how == 8:
         return {1: "x", **inner, (2, 3): None}
+    if how == 9:  # extras set by hand to hold the model's own fields under their names: its own win
+        model = _Model(**inner)
+        model.__pydantic_extra__.update({k: _SHADOW for k in model.__dict__})
+        return model
+    if how == 10:  # declared fields kept in the extras only (set by hand): read there
+        model = _Model.__new__(_Model)
+        object.__setattr__(model, "__dict__", {k: v for k, v in inner.items() if k not in _Model.model_fields})
+        object.__setattr__(model, "__pydantic_extra__", {k: v for k, v in inner.items() if k in _Model.model_fields})
+        return model
     return inner
+
+
+#: what ``_shape`` 9 puts in a model's extras under its own fields' names (read, it changes the answer)
+_SHADOW = "shadow"
+SHAPES = 10  # ``_shape``'s largest ``how``
 
 
 CHAT_TEXT = st.one_of(st.none(), st.text(max_size=3))
@@ -274,7 +288,7 @@ def _chat(base: type, current: dict, name: str, response: str, finished: bool) -
     return adapter
 
 
-@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.integers(0, 8), st.booleans()), min_size=1, max_size=3),
+@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.integers(0, SHAPES), st.booleans()), min_size=1, max_size=3),
        finished=st.booleans(), response=st.sampled_from(["r1", ""]), named=st.booleans())
 def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named: bool) -> None:
     """On a run of items (the last hit's lookups kept between them, forgotten where the general way ran),
@@ -293,7 +307,7 @@ def test_chat_fast_tests_agree(items: list, finished: bool, response: str, named
     assert seen[0] == seen[1]
 
 
-@given(items=st.lists(st.tuples(chat_items(), st.integers(0, 8)), min_size=1, max_size=3), finished=st.booleans(),
+@given(items=st.lists(st.tuples(chat_items(), st.integers(0, SHAPES)), min_size=1, max_size=3), finished=st.booleans(),
        response=st.sampled_from(["r1", ""]), opened=st.booleans(), plain=st.booleans())
 def test_chat_text_tests_agree(items: list, finished: bool, response: str, opened: bool, plain: bool) -> None:
     """The test for a content-only chunk: the same answers on a run of items in any shape, and the same
@@ -325,7 +339,7 @@ def test_chat_text_test_takes_a_content_chunk() -> None:
         adapter = _chat(base, {0: (0, "call", 0)}, "f", "r1", False)
         adapter._slots((0, "content"))
         adapter._plain_text = True
-        for how in (0, 1, 2, 4, 5, 6, 7):
+        for how in (0, 1, 2, 4, 5, 6, 7, 9, 10):
             assert adapter.text_chunk(_wrap(how, chunk)) == (1, "hé", False)
             assert adapter.text_chunk(_wrap(how, sdk_like)) == (1, "hé", False)
         for other in ({"refusal": "no"}, {"tool_calls": []}, {"reasoning_content": "r"}, {"content": ""}):
@@ -343,7 +357,7 @@ def test_chat_text_test_takes_a_content_chunk() -> None:
         assert adapter.text_chunk({**chunk, "usage": {"total_tokens": 1}}) is None
 
 
-@pytest.mark.parametrize("how", [0, 1, 2, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("how", [0, 1, 2, 4, 5, 6, 7, 8, 9, 10])
 def test_chat_fast_test_reads_every_shape(how: int) -> None:
     """The dominant chunk is taken as a dict, a namespace, a pydantic object with extras, an object with a
     ``__dict__`` property, a pydantic object whose extras were never set, and dicts whose keys are ``str``
@@ -370,7 +384,7 @@ def _wrap_levels(hows: list[int], value: Any, depth: int = 0) -> Any:
     return _shape(hows[min(depth, len(hows) - 1)], {k: _wrap_levels(hows, v, depth + 1) for k, v in value.items()})
 
 
-@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.lists(st.integers(0, 8), min_size=5, max_size=5)),
+@given(items=st.lists(st.tuples(chat_items(), CHAT_TEXT, st.lists(st.integers(0, SHAPES), min_size=5, max_size=5)),
                       min_size=1, max_size=3),
        response=st.sampled_from(["r1", ""]), named=st.booleans())
 def test_chat_fast_tests_agree_on_mixed_levels(items: list, response: str, named: bool) -> None:

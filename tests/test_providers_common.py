@@ -86,6 +86,19 @@ def test_fields_is_one_mapping_of_every_field():
     assert slotted["x"] == 2 and slotted.get("y") is None and dict(slotted) == {"x": 2}
 
 
+def test_a_field_of_its_own_wins_over_an_extra_of_its_name():
+    """Extras set by hand under a declared field's name (pydantic never puts one there): ``get`` and
+    ``fields`` read the object's own field, as attribute access does, and the fast tests' twins."""
+    Delta, _ = models()
+    delta = Delta.model_validate({"content": "hi", "reasoning_content": "hm"})
+    delta.__pydantic_extra__.update({"content": "shadow", "tool_calls": ["shadow"]})
+    assert delta.content == "hi" and delta.tool_calls is None
+    assert get(delta, "content") == "hi" and get(delta, "tool_calls") is None
+    f = fields(delta)
+    assert f["content"] == "hi" and f["tool_calls"] is None and f["reasoning_content"] == "hm"
+    assert list(f) == ["content", "tool_calls", "reasoning_content"]  # its own fields first, as before
+
+
 def test_get_list_and_plain():
     assert get_list({"a": None}, "a") == ()
     assert get_list({"a": [1]}, "a") == [1]

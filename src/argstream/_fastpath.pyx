@@ -85,6 +85,27 @@ cdef extern from *:
         return PyDict_CheckExact(level) ? level : fields(level);
     }
 
+    /* One pass over a level whose every name an SDK object keeps among its own fields when it has
+       it (the choice, the tool call entry, its function): an exact dict scanned as it is; an object's
+       ``__dict__`` (``own``) scanned without its extras when every name is found there, since a field
+       found wins over the extras (as ``get`` and the twin's ``fields`` have it); else the extras
+       asked through ``fields`` (NULL unless there are none). Returns as ``argstream_scan``, -1 also
+       where ``own`` or ``fields`` leave the level to the general way. */
+    static inline int argstream_scan_own(PyObject *level, PyObject **names, Py_hash_t *hashes, int n,
+                                         PyObject **out, argstream_level_t fields, argstream_level_t own) {
+        PyObject *d;
+        int i;
+        if (PyDict_CheckExact(level))
+            return argstream_scan(level, names, hashes, n, out);
+        d = own(level);
+        if (d == NULL || argstream_scan(d, names, hashes, n, out) < 0)
+            return -1;
+        for (i = 0; i < n; i++)
+            if (out[i] == NULL)
+                return fields(level) == NULL ? -1 : 0;
+        return 0;
+    }
+
     /* Whether an allocation never runs the cyclic collector (3.12 runs it between bytecodes only), so
        that reading an object's ``__dict__``, which may make it, runs no code while borrowed values of
        the levels above are held. */
@@ -98,7 +119,7 @@ cdef extern from *:
        -1: ``choice_delta`` reads it (a key that is not an exact str, a level ``fields`` leaves to it).
        No code of the chunk's runs. */
     static int argstream_chat_choice(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out,
-                                     argstream_level_t fields) {
+                                     argstream_level_t fields, argstream_level_t own) {
         PyObject *v[5] = {NULL, NULL, NULL, NULL, NULL};
         PyObject *level;
         chunk = argstream_level(chunk, fields);
@@ -110,11 +131,8 @@ cdef extern from *:
         if (level == NULL || !PyList_CheckExact(level) || PyList_GET_SIZE(level) != 1)
             return 0;
         out[0] = v[4] == Py_None ? NULL : v[4];
-        level = argstream_level(PyList_GET_ITEM(level, 0), fields);
-        if (level == NULL)
-            return -1;
         v[0] = v[1] = v[2] = NULL;
-        if (argstream_scan(level, names + 5, hashes + 5, 3, v) < 0)
+        if (argstream_scan_own(PyList_GET_ITEM(level, 0), names + 5, hashes + 5, 3, v, fields, own) < 0)
             return -1;
         if (v[0] && v[0] != Py_None)
             return 0;  /* finish_reason */
@@ -134,11 +152,11 @@ cdef extern from *:
        call id, name and arguments (borrowed; NULL where absent or null); 0: it has not; -1: ``shape``
        reads it (as above, or a content field whose truth is not a JSON value's). */
     static int argstream_chat_wire(PyObject *chunk, PyObject **names, Py_hash_t *hashes, PyObject **out,
-                                   argstream_level_t fields) {
+                                   argstream_level_t fields, argstream_level_t own) {
         PyObject *v[3];
         PyObject *p[7];
         PyObject *level;
-        int i = argstream_chat_choice(chunk, names, hashes, v, fields);
+        int i = argstream_chat_choice(chunk, names, hashes, v, fields, own);
         if (i <= 0)
             return i;
         out[0] = v[0];
@@ -159,21 +177,18 @@ cdef extern from *:
             if (PyObject_IsTrue(p[i]))  /* a JSON value's truth: no code of the chunk's runs */
                 return 0;
         }
-        level = argstream_level(PyList_GET_ITEM(level, 0), fields);
-        if (level == NULL)
-            return -1;
         v[0] = v[1] = v[2] = NULL;
-        if (argstream_scan(level, names + 9, hashes + 9, 3, v) < 0)
+        if (argstream_scan_own(PyList_GET_ITEM(level, 0), names + 9, hashes + 9, 3, v, fields, own) < 0)
             return -1;
         if (v[0] == NULL || !PyLong_CheckExact(v[0]))
             return 0;  /* the entry's index */
         out[2] = v[0];
         out[3] = v[1] == Py_None ? NULL : v[1];
-        level = v[2] == NULL ? NULL : argstream_level(v[2], fields);  /* function */
+        level = v[2];  /* function */
         if (level == NULL)
             return -1;
         v[0] = v[1] = NULL;
-        if (argstream_scan(level, names + 12, hashes + 12, 2, v) < 0)
+        if (argstream_scan_own(level, names + 12, hashes + 12, 2, v, fields, own) < 0)
             return -1;
         out[4] = v[1] == Py_None ? NULL : v[1];
         out[5] = v[0] == Py_None ? NULL : v[0];
@@ -184,9 +199,9 @@ cdef extern from *:
     ctypedef PyObject* (*argstream_level_t)(PyObject* level) noexcept
     bint ARGSTREAM_QUIET_ALLOC
     int argstream_chat_choice(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out,
-                              argstream_level_t fields)
+                              argstream_level_t fields, argstream_level_t own)
     int argstream_chat_wire(object chunk, PyObject** names, Py_hash_t* hashes, PyObject** out,
-                            argstream_level_t fields)
+                            argstream_level_t fields, argstream_level_t own)
 
 import types as _types
 from json.encoder import encode_basestring as _encode_string
@@ -312,6 +327,27 @@ cdef inline object taken(PyObject* found):
     return value
 
 
+cdef inline int recent_kind(PyObject* t, PyMemberDef** member) noexcept:
+    """The kind of type ``t`` when it is among the recent types (its extras' member in ``member``),
+    else ``OTHER``: ``kind_and_member`` without its slow way, which may run code."""
+    cdef int i
+    for i in range(RECENT):
+        if recent_types[i] == t:
+            member[0] = recent_members[i]
+            return recent_kinds[i]
+    return OTHER
+
+
+cdef inline PyObject* own_dict(PyObject* level) noexcept:
+    """``level.__dict__``, borrowed (the object holds it), or NULL with no error set."""
+    cdef PyObject* found = GenericGetDict(<object>level, NULL)
+    if found == NULL:
+        PyErr_Clear()
+        return NULL
+    Py_DECREF(<object>found)
+    return found if PyDict_CheckExact(<object>found) else NULL
+
+
 cdef PyObject* level_fields(PyObject* level) noexcept:
     """The fields of one level of a Chat chunk that is not an exact dict (``argstream_level`` takes
     those), as ``fields`` gives them when they are one dict: for an object of a type met lately
@@ -319,19 +355,13 @@ cdef PyObject* level_fields(PyObject* level) noexcept:
     or an empty dict), its ``__dict__``. Borrowed: the object holds it, and no code runs
     (``ARGSTREAM_QUIET_ALLOC``; before 3.12 objects are left to ``fields``). NULL, with no error set,
     for anything else: ``fields`` reads it (a type met first, extras, a lookup that fails)."""
-    cdef PyObject* t = <PyObject*>Py_TYPE(<object>level)
     cdef PyMemberDef* member = NULL
     cdef PyObject* found
-    cdef int i
-    cdef int kind = OTHER
+    cdef int kind
     cdef bint plain
     if not ARGSTREAM_QUIET_ALLOC:
         return NULL
-    for i in range(RECENT):
-        if recent_types[i] == t:
-            kind = recent_kinds[i]
-            member = recent_members[i]
-            break
+    kind = recent_kind(<PyObject*>Py_TYPE(<object>level), &member)
     if kind == OTHER or (kind == OWN_EXTRA and member == NULL):
         return NULL
     if kind == OWN_EXTRA:
@@ -347,12 +377,18 @@ cdef PyObject* level_fields(PyObject* level) noexcept:
             Py_DECREF(<object>found)
             if not plain:
                 return NULL
-    found = GenericGetDict(<object>level, NULL)
-    if found == NULL:
-        PyErr_Clear()
+    return own_dict(level)
+
+
+cdef PyObject* level_own(PyObject* level) noexcept:
+    """A level's own fields, its extras not read: the ``__dict__`` (borrowed) of an object of a type
+    met lately whose kind is ``OWN`` or ``OWN_EXTRA``, else NULL with no error set. For
+    ``argstream_scan_own``, which asks ``level_fields`` for the extras when a name is not there;
+    NULL before 3.12, as ``level_fields``."""
+    cdef PyMemberDef* member = NULL
+    if not ARGSTREAM_QUIET_ALLOC or recent_kind(<PyObject*>Py_TYPE(<object>level), &member) == OTHER:
         return NULL
-    Py_DECREF(<object>found)  # (the object keeps it)
-    return found if PyDict_CheckExact(<object>found) else NULL
+    return own_dict(level)
 
 
 cdef inline object own_fields(object item):
@@ -815,7 +851,7 @@ cdef inline object fields(object obj):
     if extra and type(extra) is dict:
         if not own:
             return extra
-        return (own, extra) if type(own) is dict else {**own, **extra}
+        return (own, extra) if type(own) is dict else {**own, **extra, **own}
     return own
 
 
@@ -836,19 +872,21 @@ cdef inline object get(object view, str key):
     return <object>found if found != NULL else None
 
 
-cdef inline bint payload_besides(dict d, str own):
-    """Whether ``d`` holds a content field (``PAYLOAD``) other than ``own`` that is not ``None``."""
+cdef inline bint payload_besides(dict d, str own, dict over=None):
+    """Whether ``d`` holds a content field (``PAYLOAD``) other than ``own`` that is not ``None``; one
+    that ``over`` holds too is passed over (an extra under the name of a field of its own, which wins)."""
     for name, value in d.items():
-        if value is not None and name != own and name in PAYLOAD:
+        if value is not None and name != own and name in PAYLOAD and (over is None or name not in over):
             return True
     return False
 
 
-cdef inline bint payload_besides_calls(dict d):
+cdef inline bint payload_besides_calls(dict d, dict over=None):
     """Whether ``d`` holds a non-empty content field (``PAYLOAD``) besides ``tool_calls`` (the usual
-    ``None`` fields of an SDK object are passed over before any other test)."""
+    ``None`` fields of an SDK object are passed over before any other test); ``over`` as above."""
     for name, value in d.items():
-        if value is not None and name != u"tool_calls" and name in PAYLOAD and value:
+        if value is not None and name != u"tool_calls" and name in PAYLOAD and value and (
+                over is None or name not in over):
             return True
     return False
 
@@ -891,7 +929,7 @@ cdef class ChatFast(FastTest):
         cdef object response_id, number, index, call_id, name, arguments
         if self._finished:
             return None
-        read = argstream_chat_wire(item, SCAN_KEYS, SCAN_HASHES, w, level_fields)
+        read = argstream_chat_wire(item, SCAN_KEYS, SCAN_HASHES, w, level_fields, level_own)
         if read == 0:
             return None
         if read == 1:
@@ -916,7 +954,7 @@ cdef class ChatFast(FastTest):
         cdef PyObject* v[SCAN_MAX]
         cdef object d, choices, choice, number, delta, held, response
         cdef int read
-        read = argstream_chat_choice(item, SCAN_KEYS, SCAN_HASHES, v, level_fields)  # its levels in C when plain
+        read = argstream_chat_choice(item, SCAN_KEYS, SCAN_HASHES, v, level_fields, level_own)  # its levels in C when plain
         if read == 0:
             return None
         if read == 1:  # (each value held before a field's old value is let go, which may run code)
@@ -972,7 +1010,8 @@ cdef class ChatFast(FastTest):
         if type(delta) is dict:
             if len(<dict>delta) != 1 and payload_besides_calls(<dict>delta):
                 return False
-        elif payload_besides_calls(<dict>(<tuple>delta)[0]) or payload_besides_calls(<dict>(<tuple>delta)[1]):
+        elif payload_besides_calls(<dict>(<tuple>delta)[0]) or payload_besides_calls(
+                <dict>(<tuple>delta)[1], <dict>(<tuple>delta)[0]):
             return False
         entry = fields((<list>entries)[0])
         if not is_view(entry):
@@ -1065,7 +1104,8 @@ cdef class ChatFast(FastTest):
         if type(delta) is dict:
             if payload_besides(<dict>delta, field):
                 return None
-        elif payload_besides(<dict>(<tuple>delta)[0], field) or payload_besides(<dict>(<tuple>delta)[1], field):
+        elif payload_besides(<dict>(<tuple>delta)[0], field) or payload_besides(
+                <dict>(<tuple>delta)[1], field, <dict>(<tuple>delta)[0]):
             return None
         state = self._choices.get(number) if self._choices is not None else None
         slot = self._slots._map.get((number, u"content" if field == u"content" else u"reasoning")) if (

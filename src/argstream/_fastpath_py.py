@@ -198,7 +198,7 @@ def fields(obj: Any) -> Any:
     own = getattr(obj, "__dict__", None)
     extra = getattr(obj, "__pydantic_extra__", None) if own is not None else None
     if extra and type(extra) is dict:
-        return {**own, **extra} if own else extra
+        return {**own, **extra, **own} if own else extra  # a field of its own wins, as attribute access has it
     return own
 
 

@@ -192,7 +192,7 @@ def fields(obj: Any) -> Mapping[str, Any]:
     own = getattr(obj, "__dict__", None)
     if own is not None and hasattr(type(obj), "__pydantic_fields__"):
         extra = getattr(obj, "__pydantic_extra__", None)
-        return {**own, **extra} if extra else own
+        return {**own, **extra, **own} if extra else own  # a field of its own wins, as ``get`` has it
     if isinstance(obj, Mapping):
         return obj
     return _Attributes(obj)
