@@ -9,6 +9,7 @@ dropped, repeated, swapped), on both backends.
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 from typing import Any
@@ -270,6 +271,57 @@ def test_fast_path_gives_the_generic_items(fmt: str, responses: list[list[Any]],
     if mutated:
         items = mutate(items, rng)
     assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
+
+
+#: the SDK's own type of each format's stream items: (package, module of the type, type name)
+SDK_TYPES = {"anthropic": ("anthropic", "anthropic.types", "RawMessageStreamEvent"),
+             "openai_chat": ("openai", "openai.types.chat", "ChatCompletionChunk"),
+             "openai_responses": ("openai", "openai.types.responses", "ResponseStreamEvent")}
+#: fields a compatible server or a proxy adds, which the SDK keeps in an object's pydantic extras
+EXTRAS = [("stop_reason", None), ("reasoning_content", "so"), ("reasoning", None), ("x_vendor", 1),
+          ("provider_specific_fields", {}), ("error", None), ("logprobs", None)]
+
+
+def with_extras(value: Any, rng: random.Random) -> Any:
+    """``value`` (a wire item) with a field of ``EXTRAS`` added to some of its dicts, at any level."""
+    if isinstance(value, list):
+        return [with_extras(v, rng) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: with_extras(v, rng) for k, v in value.items()}
+    if rng.random() < 0.15:
+        name, extra = rng.choice(EXTRAS)
+        out.setdefault(name, extra)
+    return out
+
+
+def as_sdk_objects(fmt: str, items: list[Any], rng: random.Random) -> list[Any]:
+    """The SDK's objects for ``items``, built the way it builds them from a stream's events (its
+    ``construct_type``: no validation, unknown fields kept in the extras)."""
+    package, module, name = SDK_TYPES[fmt]
+    construct_type = importlib.import_module(f"{package}._models").construct_type
+    type_ = getattr(importlib.import_module(module), name)
+    return [construct_type(type_=type_, value=with_extras(item, rng)) for item in items]
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(responses=st.lists(st.lists(st.one_of(st.none(), st.dictionaries(st.text(max_size=4), json_values,
+                                                                        max_size=3)), min_size=1, max_size=3),
+                          min_size=1, max_size=2),
+       seed=st.integers(0, 2**32), mutated=st.booleans())
+def test_fast_path_gives_the_generic_items_on_sdk_objects(fmt: str, responses: list[list[Any]], seed: int,
+                                                          mutated: bool, make_parser: Any) -> None:
+    """The same on the SDK's own objects, as its stream gives them, with fields added at any level that
+    it keeps in their extras: the compiled read of an object's levels (its ``__dict__``, the extras
+    read only where they could change the answer) takes what the generic path takes."""
+    pytest.importorskip(SDK_TYPES[fmt][0])
+    rng = random.Random(seed)
+    items = STREAMS[fmt](responses, rng)
+    if mutated:
+        items = mutate(items, rng)
+    objects = as_sdk_objects(fmt, items, random.Random(seed))
+    assert run(objects, fmt, True, make_parser) == run(objects, fmt, False, make_parser)
 
 
 @pytest.mark.parametrize("last", ["usage", "[DONE]"])
