@@ -258,18 +258,24 @@ def mutate(items: list[Any], rng: random.Random) -> list[Any]:
     return items
 
 
-@pytest.mark.parametrize("fmt", sorted(STREAMS))
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(responses=st.lists(st.lists(st.one_of(st.none(), st.dictionaries(st.text(max_size=4), json_values,
-                                                                        max_size=3)), min_size=1, max_size=3),
-                          min_size=1, max_size=2),
-       seed=st.integers(0, 2**32), mutated=st.booleans())
-def test_fast_path_gives_the_generic_items(fmt: str, responses: list[list[Any]], seed: int, mutated: bool,
-                                           make_parser: Any) -> None:
+#: the calls of one or two responses (``None``: a text or thinking block), for ``STREAMS``
+RESPONSES = st.lists(st.lists(st.one_of(st.none(), st.dictionaries(st.text(max_size=4), json_values, max_size=3)),
+                              min_size=1, max_size=3), min_size=1, max_size=2)
+
+
+def random_stream(fmt: str, responses: list[list[Any]], seed: int, mutated: bool) -> list[Any]:
+    """The wire items of ``responses`` in format ``fmt``, chunked (and mutated) as ``seed`` draws."""
     rng = random.Random(seed)
     items = STREAMS[fmt](responses, rng)
-    if mutated:
-        items = mutate(items, rng)
+    return mutate(items, rng) if mutated else items
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMS))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(responses=RESPONSES, seed=st.integers(0, 2**32), mutated=st.booleans())
+def test_fast_path_gives_the_generic_items(fmt: str, responses: list[list[Any]], seed: int, mutated: bool,
+                                           make_parser: Any) -> None:
+    items = random_stream(fmt, responses, seed, mutated)
     assert run(items, fmt, True, make_parser) == run(items, fmt, False, make_parser)
 
 
@@ -306,21 +312,14 @@ def as_sdk_objects(fmt: str, items: list[Any], rng: random.Random) -> list[Any]:
 
 @pytest.mark.parametrize("fmt", sorted(STREAMS))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(responses=st.lists(st.lists(st.one_of(st.none(), st.dictionaries(st.text(max_size=4), json_values,
-                                                                        max_size=3)), min_size=1, max_size=3),
-                          min_size=1, max_size=2),
-       seed=st.integers(0, 2**32), mutated=st.booleans())
+@given(responses=RESPONSES, seed=st.integers(0, 2**32), mutated=st.booleans())
 def test_fast_path_gives_the_generic_items_on_sdk_objects(fmt: str, responses: list[list[Any]], seed: int,
                                                           mutated: bool, make_parser: Any) -> None:
     """The same on the SDK's own objects, as its stream gives them, with fields added at any level that
     it keeps in their extras: the compiled read of an object's levels (its ``__dict__``, the extras
     read only where they could change the answer) takes what the generic path takes."""
     pytest.importorskip(SDK_TYPES[fmt][0])
-    rng = random.Random(seed)
-    items = STREAMS[fmt](responses, rng)
-    if mutated:
-        items = mutate(items, rng)
-    objects = as_sdk_objects(fmt, items, random.Random(seed))
+    objects = as_sdk_objects(fmt, random_stream(fmt, responses, seed, mutated), random.Random(seed))
     assert run(objects, fmt, True, make_parser) == run(objects, fmt, False, make_parser)
 
 

@@ -246,6 +246,17 @@ cdef PyMemberDef* recent_members[RECENT]
 cdef int recent_next = 0
 
 
+cdef inline int recent_kind(PyObject* t, PyMemberDef** member) noexcept:
+    """The kind of type ``t`` when it is among the recent types (its extras' member in ``member``),
+    else -1: ``kind_and_member`` without its slow way, which may run code."""
+    cdef int i
+    for i in range(RECENT):
+        if recent_types[i] == t:
+            member[0] = recent_members[i]
+            return recent_kinds[i]
+    return -1
+
+
 cdef inline int kind_of(type t) except -1:
     """How instances of ``t`` are read (see ``KINDS``), decided from the type alone."""
     cdef PyMemberDef* member
@@ -254,12 +265,8 @@ cdef inline int kind_of(type t) except -1:
 
 cdef inline int kind_and_member(type t, PyMemberDef** member) except -1:
     """``kind_of``, and in ``member`` the extras' member of an ``OWN_EXTRA`` type (NULL: read by name)."""
-    cdef int i
-    for i in range(RECENT):
-        if recent_types[i] == <PyObject*>t:
-            member[0] = recent_members[i]
-            return recent_kinds[i]
-    return kind_of_slow(t, member)
+    cdef int kind = recent_kind(<PyObject*>t, member)
+    return kind if kind >= 0 else kind_of_slow(t, member)
 
 
 cdef int remember(type t, int kind, object descriptor, PyMemberDef** out) except -1:
@@ -327,17 +334,6 @@ cdef inline object taken(PyObject* found):
     return value
 
 
-cdef inline int recent_kind(PyObject* t, PyMemberDef** member) noexcept:
-    """The kind of type ``t`` when it is among the recent types (its extras' member in ``member``),
-    else ``OTHER``: ``kind_and_member`` without its slow way, which may run code."""
-    cdef int i
-    for i in range(RECENT):
-        if recent_types[i] == t:
-            member[0] = recent_members[i]
-            return recent_kinds[i]
-    return OTHER
-
-
 cdef inline PyObject* own_dict(PyObject* level) noexcept:
     """``level.__dict__``, borrowed (the object holds it), or NULL with no error set."""
     cdef PyObject* found = GenericGetDict(<object>level, NULL)
@@ -362,7 +358,7 @@ cdef PyObject* level_fields(PyObject* level) noexcept:
     if not ARGSTREAM_QUIET_ALLOC:
         return NULL
     kind = recent_kind(<PyObject*>Py_TYPE(<object>level), &member)
-    if kind == OTHER or (kind == OWN_EXTRA and member == NULL):
+    if kind <= OTHER or (kind == OWN_EXTRA and member == NULL):
         return NULL
     if kind == OWN_EXTRA:
         found = PyMember_GetOne(<const char*>level, member)
@@ -386,7 +382,7 @@ cdef PyObject* level_own(PyObject* level) noexcept:
     ``argstream_scan_own``, which asks ``level_fields`` for the extras when a name is not there;
     NULL before 3.12, as ``level_fields``."""
     cdef PyMemberDef* member = NULL
-    if not ARGSTREAM_QUIET_ALLOC or recent_kind(<PyObject*>Py_TYPE(<object>level), &member) == OTHER:
+    if not ARGSTREAM_QUIET_ALLOC or recent_kind(<PyObject*>Py_TYPE(<object>level), &member) <= OTHER:
         return NULL
     return own_dict(level)
 
