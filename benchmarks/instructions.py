@@ -10,9 +10,12 @@ with the case called ``WARMUP`` times (setup, imports, first calls) and once wit
 ``WARMUP + REPS`` times; the difference over ``REPS`` times the stream's deltas is what one more
 delta costs. The first calls cost more than later ones (the interpreter specialises a function's
 bytecode over its first runs, and caches fill), so the count is of a call after ``WARMUP`` of them:
-the steady state that the timed benchmarks' rounds measure. (Until the stop after ed64670 the
-baseline made one call: a 2 KB Gemini stream counted 223.8K that way and 191.1K steady, so
-counts in notes before it are higher for short streams.) Needs valgrind (Debian's ``valgrind``);
+the steady state that the timed benchmarks' rounds measure. CPython 3.11 quickens a function's
+bytecode on its 8th call and specialises it over the calls after, so ``WARMUP`` must be above that:
+code that runs once a stream (a stream's setup, a call sent whole) was counted unspecialised with
+the 5 used until the stop after d5d5105 (a 2 KB Gemini stream 176.7K then, 145.8K at 20; a Chat
+delta at 2 KB moved 2.6%, 6,272 -> 6,130). (Until the stop after ed64670 the baseline made one
+call, which counted a 2 KB Gemini stream 223.8K.) Needs valgrind (Debian's ``valgrind``);
 slow (about 20 s a process):
 
     python benchmarks/instructions.py                                  # the default table
@@ -31,7 +34,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPS = 2
-WARMUP = 5
+WARMUP = 20  # above CPython 3.11's quickening of a function on its 8th call
 PROVIDERS = ("anthropic", "openai_chat", "openai_responses")
 CASES = ("parser", "json.loads-floor", "raw-sse", "wire-dicts", "wire-dicts+tools", "coordinator")
 
