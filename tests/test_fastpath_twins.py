@@ -34,6 +34,8 @@ def test_the_constants_are_the_providers() -> None:
 
 KEYS = st.sampled_from(["type", "index", "delta", "partial_json", "item_id", "output_index", "other"])
 VALUES = st.one_of(st.none(), st.integers(-1, 3), st.booleans(), st.text(max_size=3),
+                   # indexes past 64 bits and at its ends: the compiled read must decline them as the twin does
+                   st.sampled_from([2**70, -2**70, 2**63, 2**63 - 1, -2**63, 2**31, -1 - 2**31]),
                    st.sampled_from(["content_block_delta", "input_json_delta", "text_delta",
                                     "response.function_call_arguments.delta", "response.output_text.delta",
                                     "fc_1", "fc_2", "msg_1", "{\"a\""]))

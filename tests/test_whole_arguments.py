@@ -201,6 +201,21 @@ def test_walkable_twins_agree() -> None:
                                                        True, False, False, True, False, False]
 
 
+#: code units a 2-byte string may hold: plain ones, one of each surrogate half and the units next to them
+_UNITS = st.sampled_from(["a", "\u00e9", "\u0800", "\ud7ff", "\ud800", "\udbff", "\udc00", "\udfff", "\ue000",
+                          "\uffff", "\U0001f600"])
+
+
+@given(st.lists(_UNITS, max_size=40), st.integers(0, 3))
+def test_walkable_finds_a_lone_surrogate_anywhere(units: list[str], pad: int) -> None:
+    """A lone surrogate anywhere in a 2-byte string (the compiled scan reads such a string in a loop that
+    the compiler vectorises) declines the value on both backends (``pad`` shifts it against the vectors)."""
+    text = "\u0100" * pad + "".join(units)
+    value = {"content": text, text: [text]}
+    assert _backend.walkable(value) == _calls_py.walkable(value)
+    assert _backend.walkable(text) == _calls_py.walkable(text) == (not any(0xD800 <= ord(c) <= 0xDFFF for c in text))
+
+
 # -- whole streams -------------------------------------------------------------------------------
 
 
