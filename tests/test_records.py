@@ -181,3 +181,48 @@ def test_hostile_field_types_still_fail_where_events_skip_their_init(case: str) 
             got.append(item)
     assert type(got[-1]) is StreamFinished and got[-1].reason is FinishReason.ERROR
     assert not any(type(item) is ToolCallFinished for item in got)
+
+
+# -- the timestamp of a flushed event -----------------------------------------------------------------
+
+#: microseconds from 0001-01-01 to 9999-12-31 23:59:59.999999, the years ``datetime`` holds
+_FIRST_US = -62_135_596_800_000_000
+_LAST_US = 253_402_300_799_999_999
+
+
+@given(st.one_of(st.integers(_FIRST_US, _LAST_US),
+                 st.sampled_from([_FIRST_US, _LAST_US, 0, -1, 1, 951_782_400_000_000, 4_107_542_400_000_000 - 1,
+                                  -2_208_988_800_000_000, 1_700_000_000_123_456, -86_400_000_000, -86_399_999_999])))
+def test_the_compiled_date_of_a_timestamp_is_the_datetime_module_s(us: int) -> None:
+    """``utc_from_microseconds`` works the civil date out itself (leap days, centuries, the 400-year
+    cycle, times before 1970): every microsecond of ``datetime``'s range gives the instance that
+    ``datetime``'s own arithmetic gives, aware, in UTC."""
+    compiled_maker()  # (skips without the compiled core)
+    made = _backend.records_c.utc_from_microseconds(us)
+    expected = _records_py.utc_from_microseconds(us)
+    assert made == expected
+    assert (made.year, made.month, made.day, made.hour, made.minute, made.second, made.microsecond) == (
+        expected.year, expected.month, expected.day, expected.hour, expected.minute, expected.second,
+        expected.microsecond)
+    assert made.tzinfo is expected.tzinfo and made.fold == 0 and type(made) is type(expected)
+
+
+def test_a_flushed_event_is_stamped_now_in_utc_on_either_backend() -> None:
+    """The builder stamps each flushed event with ``datetime.now(timezone.utc)``: the compiled clock
+    reads the same clock and gives the same kind of instance."""
+    from datetime import datetime, timezone
+
+    from argstream.builder import EventBuilder
+    from argstream.events import Flush, Message, Part
+
+    for now in filter(None, (_backend.utc_now, _records_py.utc_now,
+                             getattr(_backend.records_c, "utc_now", None))):
+        before = datetime.now(timezone.utc)
+        stamp = now()
+        after = datetime.now(timezone.utc)
+        assert before <= stamp <= after and stamp.tzinfo is timezone.utc and type(stamp) is datetime
+    builder = EventBuilder()
+    builder.handle(Part(0, Message("hi")))
+    before = datetime.now(timezone.utc)
+    event = builder.handle(Flush(0))
+    assert before <= event.timestamp <= datetime.now(timezone.utc) and event.timestamp.tzinfo is timezone.utc

@@ -115,6 +115,8 @@ from . import _records_py  # noqa: E402
 #: itself without the compiled core; for the items and events each stream makes a few of
 records_c: ModuleType | None = importlib.import_module(f"{__package__}._records") if core is not None else None
 record: Any = records_c.Maker if records_c is not None else _records_py.maker
+#: ``datetime.now(timezone.utc)``, the timestamp of each flushed event (``_records.utc_now``)
+utc_now: Any = records_c.utc_now if records_c is not None else _records_py.utc_now
 
 # The per-call pipeline state and its progress item; they read the fragment types above.
 from . import _calls_py  # noqa: E402

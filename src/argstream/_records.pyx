@@ -11,9 +11,15 @@ twin (the class itself) and the reference.
 """
 
 cimport cython
+from cpython.datetime cimport datetime_new, import_datetime
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
+from datetime import timezone
+from time import time_ns
+
 from argstream._records_py import checked_fields
+
+import_datetime()
 
 cdef extern from *:
     """
@@ -75,3 +81,35 @@ cdef class Maker:
 
     def __repr__(self):
         return f"Maker({self.cls.__qualname__})"
+
+
+cdef object UTC = timezone.utc
+cdef object TIME_NS = time_ns
+
+
+def utc_now():
+    """``datetime.now(timezone.utc)`` (``_records_py.utc_now``), the timestamp of every flushed event:
+    the clock read as ``time.time_ns()``, its date worked out here and the instance made by the datetime
+    C API, without the two instances and the ``fromutc`` call ``datetime.now(tz)`` makes."""
+    return utc_from_microseconds(TIME_NS() // 1000)
+
+
+@cython.cdivision(True)
+cpdef object utc_from_microseconds(long long us):
+    """The aware UTC ``datetime`` ``us`` microseconds after 1970-01-01 (years 1 to 9999), its civil date
+    from the day count by the usual era arithmetic (400-year cycles of 146,097 days, years from March)."""
+    cdef long long secs = us // 1000000 if us >= 0 else -((-us + 999999) // 1000000)
+    cdef long long micro = us - secs * 1000000
+    cdef long long days = secs // 86400 if secs >= 0 else -((-secs + 86399) // 86400)
+    cdef long long rem = secs - days * 86400
+    cdef long long z = days + 719468
+    cdef long long era = (z if z >= 0 else z - 146096) // 146097
+    cdef long long doe = z - era * 146097
+    cdef long long yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    cdef long long doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    cdef long long mp = (5 * doy + 2) // 153
+    cdef int day = <int>(doy - (153 * mp + 2) // 5 + 1)
+    cdef int month = <int>(mp + 3 if mp < 10 else mp - 9)
+    cdef long long year = yoe + era * 400 + (1 if month <= 2 else 0)
+    return datetime_new(<int>year, month, day, <int>(rem // 3600), <int>(rem % 3600 // 60), <int>(rem % 60),
+                        <int>micro, UTC)

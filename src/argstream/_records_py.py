@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from types import MemberDescriptorType
 from typing import Any, TypeVar
 
@@ -34,3 +36,15 @@ def maker(cls: type[T]) -> Any:
     """``cls`` itself (its ``__init__`` runs): the reference for ``_records.Maker(cls)``."""
     checked_fields(cls)
     return cls
+
+
+#: ``datetime.now(timezone.utc)``: the timestamp of a flushed event (``_records.utc_now``, which the
+#: datetime C API makes without ``now``'s second instance)
+utc_now = partial(datetime.now, timezone.utc)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def utc_from_microseconds(us: int) -> datetime:
+    """The aware UTC ``datetime`` ``us`` microseconds after 1970-01-01: the reference for the compiled one."""
+    return _EPOCH + timedelta(microseconds=us)

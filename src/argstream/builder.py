@@ -47,9 +47,8 @@ from .events import (
     ToolCallRequest,
     ToolCallStart,
     WholeArguments,
-    _now,
 )
-from ._backend import ArgumentCall, StrictParsers, encode_c, record
+from ._backend import ArgumentCall, StrictParsers, encode_c, record, utc_now
 from .parser import IncrementalArgParser
 from .tools import tool_schemas
 
@@ -527,7 +526,7 @@ def _event(buffer: _Buffer) -> ConversationEvent:
         kind: Any = _message(text) if buffer.cls is Message else _reasoning(text)
     else:
         kind = buffer.event_kind()
-    return _conversation_event(kind, _now(), buffer.metadata)
+    return _conversation_event(kind, utc_now(), buffer.metadata)
 
 
 def _mismatch(index: int, buffer: _Buffer, part: Any) -> TypeError:
