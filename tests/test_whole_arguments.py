@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_pipeline_fastpath import canon
+from test_pipeline_fastpath import canon, canon_event
 
 from argstream import EventBuilder, _backend, _calls_py
 from argstream.aggregate import FragmentAggregator
@@ -41,6 +41,15 @@ hostile_values = st.recursive(
                    | st.dictionaries(st.text(max_size=3), inner, max_size=2).map(collections.OrderedDict)),
     max_leaves=10,
 )
+
+#: values the walk takes: plain text, numbers within 64 bits, finite floats
+plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=("Cs",)), max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=10,
+)
+
 
 
 def nested(depth: int, leaf: Any = 1) -> Any:
@@ -214,6 +223,87 @@ def test_walkable_finds_a_lone_surrogate_anywhere(units: list[str], pad: int) ->
     value = {"content": text, text: [text]}
     assert _backend.walkable(value) == _calls_py.walkable(value)
     assert _backend.walkable(text) == _calls_py.walkable(text) == (not any(0xD800 <= ord(c) <= 0xDFFF for c in text))
+
+
+# -- a call sent whole, opened and closed at once ----------------------------------------------------
+
+#: a schema that accepts some values certainly (a short ``a``), rejects others and cannot say for the rest
+ONCE_TOOLS = {"f": {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3},
+                                                      "n": {"type": "integer", "maximum": 5}}}}
+
+
+class _Subclass(EventBuilder):
+    """A builder subclass that overrides nothing: ``sent_whole`` leaves it to its three steps."""
+
+    __slots__ = ()
+
+
+def _whole_items(state: ToolStreamState, value: Any, name: str, call_id: str, metadata: dict[str, Any],
+                 taken: bool) -> list[Any]:
+    """The items of a call sent whole at index 1 (index 0 a text run; ``taken``: index 1 too), as data."""
+    from argstream.events import Message
+
+    state.feed(Part(0, Message("hi")))
+    if taken:
+        state.feed(Part(1, Message("x")))
+    try:
+        out = state.whole_call(1, call_id, name, value, metadata)
+    except TypeError as exc:  # index 1 holds a text run: the three steps' own error, either way
+        return [("raised", str(exc))]
+    data = [canon(item) for item in out]
+    for item in out:
+        if type(item).__name__ == "ToolCallFinished":
+            data.append((repr(item.violations), item.repairs, canon_event(item.event), item.event in state.events))
+    return data + [canon_event(e) for e in state.events] + [sorted(state.builder.pending())]
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.dictionaries(st.sampled_from(["a", "n", "b", "\u00e9"]), plain_values, max_size=3)
+       | st.dictionaries(st.sampled_from(["a", "n", "b"]), hostile_values, max_size=3) | hostile_values,
+       name=st.sampled_from(["f", "g", ""]), call_id=st.sampled_from(["c1", ""]),
+       metadata=st.sampled_from([{}, {"id_generated": True}]), tools=st.booleans(),
+       taken=st.sampled_from([False, False, False, True]), depth=st.sampled_from([0, 0, 0, 0, 30, 62, 63, 70]))
+def test_a_call_opened_and_closed_at_once_gives_the_items_of_the_three_steps(
+        value: Any, name: str, call_id: str, metadata: dict[str, Any], tools: bool, taken: bool, depth: int) -> None:
+    """``EventBuilder.sent_whole`` makes a whole call's items and event without its buffer and parser: the
+    same items, event and state as opening the call, pushing the value and flushing it (what a builder
+    subclass still does), for any value (objects or not, deeper than the parser takes, lone surrogates,
+    numbers past 64 bits), named or not, with ``tools=`` (a value the schema certainly accepts, one it
+    rejects, one it cannot tell) and with the index taken already."""
+    if depth:
+        value = {"a": nested(depth, value)}
+    options = {"tools": ONCE_TOOLS} if tools else {}
+    fast = ToolStreamState(lambda: EventBuilder(**options))
+    three = ToolStreamState(lambda: _Subclass(**options))
+    assert _whole_items(fast, value, name, call_id, metadata, taken) == _whole_items(three, value, name, call_id,
+                                                                                     metadata, taken)
+
+
+def test_a_call_opened_and_closed_at_once_takes_the_short_way() -> None:
+    """The short way is taken where it can be (plain values, ``tools=`` that certainly accept) and not
+    elsewhere: the builder's own steps are not called then, and are otherwise."""
+    opened: list[int] = []
+
+    class Counting(EventBuilder):
+        __slots__ = ()
+
+        def open_call(self, *args: Any) -> Any:
+            opened.append(args[0])
+            return super().open_call(*args)
+
+    value = {"a": "ok", "n": 1}
+    assert EventBuilder().sent_whole(0, "c", "f", value, {}) is not None
+    assert EventBuilder(tools=ONCE_TOOLS).sent_whole(0, "c", "f", value, {}) is not None
+    assert EventBuilder(tools=ONCE_TOOLS).sent_whole(0, "c", "f", {"a": "long"}, {}) is None
+    assert EventBuilder(lenient=True).sent_whole(0, "c", "f", value, {}) is None
+    assert EventBuilder().sent_whole(0, "c", "f", [1], {}) is None
+    assert EventBuilder().sent_whole(0, "c", "f", {"a": 10**40}, {}) is None
+    assert Counting().sent_whole(0, "c", "f", value, {}) is None
+    items, event = EventBuilder().sent_whole(0, "c", "f", value, {"id_generated": True})
+    assert event.kind.arguments == value and event.kind.arguments is not value
+    assert event.metadata == {"id_generated": True} and [i.path for i in items][-1] == ()
+    ToolStreamState(Counting).whole_call(0, "c", "f", value, {})
+    assert opened == [0]
 
 
 # -- whole streams -------------------------------------------------------------------------------

@@ -173,6 +173,8 @@ else:
 
 #: whether arguments a provider sent whole can reach the call as their decoded value (``events.WholeArguments``)
 walkable: Any = calls_c.walkable if calls_c is not None else _calls_py.walkable
+#: the progress items of a call sent whole that opens and closes at once (``_calls_py.whole_items``)
+whole_items: Any = calls_c.whole_items if calls_c is not None else _calls_py.whole_items
 
 ArgumentCallPy = _calls_py.ArgumentCall
 ToolCallArgumentProgressPy = _calls_py.ToolCallArgumentProgress

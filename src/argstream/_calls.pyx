@@ -245,6 +245,23 @@ cdef bint _walk(object value, tuple path, int depth, int max_depth, list out) ex
     return True
 
 
+def whole_items(object call_id, object name, object index, object value, int max_depth, object aggregator):
+    """``_calls_py.whole_items`` with the compiled leaves and items: the fragments walked from the value,
+    each made a progress item in its place (``aggregator`` pushed without a Python call when compiled)."""
+    cdef list out = []
+    cdef object pair, completed
+    cdef FragmentAggregator cagg = aggregator if type(aggregator) is FragmentAggregator else None
+    cdef Py_ssize_t k
+    if type(value) is not dict or not _walk(value, (), 0, min(max_depth, WALK_MAX_DEPTH), out):
+        return None
+    for k in range(PyList_GET_SIZE(out)):
+        pair = <object>PyList_GET_ITEM(out, k)
+        completed = cagg.push(pair) if cagg is not None else aggregator.push(pair)
+        out[k] = new_progress(call_id, name, <object>PyTuple_GET_ITEM(pair, 0), <object>PyTuple_GET_ITEM(pair, 1),
+                              completed, index, False)
+    return out
+
+
 cdef inline Py_ssize_t scalar_length(object value, type t) except -1:
     """Characters of a plain scalar's compact JSON text (as ``_encode`` writes it)."""
     if value is None:

@@ -26,7 +26,7 @@ from ._backend import STRING_TYPES
 from .errors import ArgumentStreamError
 from .fragments import flatten, nest
 
-__all__ = ["ArgumentCall", "ToolCallArgumentProgress", "nest_twin", "walkable", "walk", "walk_spans"]
+__all__ = ["ArgumentCall", "ToolCallArgumentProgress", "nest_twin", "walkable", "walk", "walk_spans", "whole_items"]
 
 WALK_MAX_DEPTH = 256
 """The deepest value :func:`walkable` accepts (the compiled ``compact`` writes no deeper value)."""
@@ -217,6 +217,20 @@ def walk(value: Any, max_depth: int, string: Any = _StringPy, scalar: Any = _Sca
         return None
     out: list[Any] = []
     return out if _walk(value, (), 0, min(max_depth, WALK_MAX_DEPTH), string, scalar, out) else None
+
+
+def whole_items(call_id: str, name: str, index: int, value: Any, max_depth: int, aggregator: Any) -> list[Any] | None:
+    """The progress items of a tool call sent whole that opens and closes at once, ``value`` its decoded
+    arguments: those a new call of the strict parser (``max_depth``, twin leaves) gives from
+    ``push_value(value)``, each fragment pushed into ``aggregator`` (new), without the call, whose
+    parser would only be told that the text ended. ``None``, with nothing pushed, for a value that is
+    no ``dict`` or that :func:`walk` declines (then the call takes the general way)."""
+    fragments = walk(value, max_depth) if type(value) is dict else None
+    if fragments is None:
+        return None
+    make = ToolCallArgumentProgress._make
+    push = aggregator.push
+    return [make(call_id, name, pair[0], pair[1], push(pair), index, True) for pair in fragments]
 
 
 def walk_spans(value: Any, max_depth: int, string: Any = _StringPy,

@@ -48,7 +48,7 @@ from .events import (
     ToolCallStart,
     WholeArguments,
 )
-from ._backend import ArgumentCall, StrictParsers, encode_c, record, utc_now
+from ._backend import ArgumentCall, StrictParsers, encode_c, record, utc_now, whole_items
 from .parser import IncrementalArgParser
 from .tools import tool_schemas
 
@@ -387,6 +387,31 @@ class EventBuilder:
             if self._schemas is not None:
                 self._check_named(buffer, name, whole)
         return call
+
+    def sent_whole(self, index: int, call_id: str, name: str, value: Any,
+                   metadata: Mapping[str, Any]) -> tuple[list[Any], ConversationEvent] | None:
+        """What ``open_call(index, call_id, name, value)``, the call's ``push_value(value)`` and
+        ``handle_flush(index, metadata)`` do one after the other, for a tool call a provider sent whole
+        (``value`` its decoded, walkable arguments): its progress items and its flushed event, made
+        without the call's buffer, parser and frames. ``None``, with nothing done, where those three
+        could do anything else: ``index`` holds a buffer, the value is no object the walk takes, the
+        builder is a subclass, parses with a parser of its own or leniently, or the call's schema
+        (``tools=``) does not certainly accept the value; then the caller takes the three steps."""
+        if type(self) is not EventBuilder or index in self._buffers or type(call_id) is not str or type(name) is not str:
+            return None
+        schemas = self._schemas
+        if schemas is None:
+            if self._parser_factory is not _strict_parser:
+                return None
+        elif self._parser_factory is not _strict_parser_with_spans or (
+                name and (schema := schemas.get(name)) is not None and not schema.accepts_whole(value)):
+            return None
+        aggregator = FragmentAggregator()
+        items = whole_items(call_id, name, index, value, TOOL_MAX_DEPTH, aggregator)
+        if items is None:
+            return None
+        request = _request(call_id, name, aggregator.value, None, ())
+        return items, _conversation_event(request, utc_now(), dict(metadata))
 
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:
         """A call's identity: the first non-empty id and name win; the schema check starts with the name."""
