@@ -400,16 +400,13 @@ class EventBuilder:
         if type(self) is not EventBuilder or index in self._buffers or type(call_id) is not str or type(name) is not str:
             return None
         schemas = self._schemas
-        if schemas is None:
-            if self._parser_factory is not _strict_parser:
-                return None
-        elif self._parser_factory is not _strict_parser_with_spans or (
-                name and (schema := schemas.get(name)) is not None and not schema.accepts_whole(value)):
+        if self._parser_factory is not (_strict_parser if schemas is None else _strict_parser_with_spans):
             return None
         aggregator = FragmentAggregator()
         items = whole_items(call_id, name, index, value, TOOL_MAX_DEPTH, aggregator)
-        if items is None:
-            return None
+        if items is None or (schemas is not None and name and (schema := schemas.get(name)) is not None
+                             and not schema.accepts_whole(value)):
+            return None  # (the schema asked of a value the walk took: the one kind it reads)
         request = _request(call_id, name, aggregator.value, None, ())
         return items, _conversation_event(request, utc_now(), dict(metadata))
 

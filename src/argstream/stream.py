@@ -484,7 +484,16 @@ def pipeline_for(provider: Provider, first: Any, state: ToolStreamState,
     make = getattr(provider, "adapter", None) if isinstance(provider, ModuleType) else None
     if make is None:
         return None
-    made = getattr(provider, "adapter_for", None) if not options else None
+    # ``adapter_for`` read from the module's namespace: a name a module lacks costs ``getattr`` an
+    # ``AttributeError`` with its message formatted, some 6K instructions on every stream (a module's
+    # own ``__getattr__`` is still asked)
+    namespace = provider.__dict__
+    if options:
+        made = None
+    elif "__getattr__" in namespace:
+        made = getattr(provider, "adapter_for", None)
+    else:
+        made = namespace.get("adapter_for")
     if made is not None:  # a module whose adapter picks another from the first item, made at once
         adapter = made(first)
     else:
