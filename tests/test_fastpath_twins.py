@@ -1200,3 +1200,14 @@ def test_ollama_whole_tests_take_their_lines() -> None:
         for bad in ({**text, "done": _Truthless()}, {**text, "message": {"content": "a", "thinking": _Truthless()}}):
             declined = _ollama_adapter(base, None, None)
             assert declined.text_chunk(bad) is None and declined._text is None and declined._created is None
+
+
+@given(st.dictionaries(st.sampled_from(["a", "b", "c", "eval_count", "ä"]) | st.text(max_size=2), VALUES, max_size=6),
+       st.lists(st.sampled_from(["a", "b", "c", "eval_count", "ä", "zz"]), max_size=6, unique=True))
+def test_present_fields_agree(item: dict[str, Any], names: list[str]) -> None:
+    """The usage block read at a response's end: the named fields a dict holds with a value other than
+    ``None``, in the names' order, the same on both backends."""
+    expected = {name: item[name] for name in names if item.get(name) is not None}
+    for present in {_backend.present, _fastpath_py.present}:
+        got = present(item, tuple(names))
+        assert got == expected and list(got) == list(expected)

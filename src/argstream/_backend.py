@@ -160,6 +160,8 @@ else:
     OllamaFast = fastpath_c.OllamaFast if fastpath_c is not None else _fastpath_py.OllamaFast
     AnthropicBlock = fastpath_c.AnthropicBlock if fastpath_c is not None else _fastpath_py.AnthropicBlock
     ResponsesItem = fastpath_c.ResponsesItem if fastpath_c is not None else _fastpath_py.ResponsesItem
+#: the fields of a dict among some names, those not ``None``, in their order (``_fastpath_py.present``)
+present: Any = fastpath_c.present if fastpath_c is not None else _fastpath_py.present
 
 #: the object ``aiter_tool_stream`` returns and what its body yields to hand its loop over (``_astream``)
 from . import _astream_py  # noqa: E402

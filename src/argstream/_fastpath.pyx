@@ -1607,6 +1607,18 @@ cdef object walkable_test():
     return WALKABLE
 
 
+def present(dict item, tuple names):
+    """``_fastpath_py.present``: each of ``names`` that ``item`` holds with a value other than ``None``, in
+    the order of ``names`` (a usage block read at every response's end)."""
+    cdef dict out = {}
+    cdef object name, value
+    for name in names:
+        value = item.get(name)
+        if value is not None:
+            out[name] = value
+    return out
+
+
 cdef object json_copy(object value, int depth):
     """See ``_fastpath_py._json_copy`` (``NOT_JSON`` for anything but JSON values of their exact types)."""
     cdef object kind = type(value)

@@ -800,6 +800,16 @@ def _walkable() -> Any:
     return _WALKABLE
 
 
+def present(item: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """Each of ``names`` that ``item`` holds with a value other than ``None``, in the order of ``names``."""
+    out = {}
+    for name in names:
+        value = item.get(name)
+        if value is not None:
+            out[name] = value
+    return out
+
+
 def _json_copy(value: Any, depth: int) -> Any:
     """A copy of ``value``, JSON values of their exact types (``dict`` with ``str`` keys, ``list``,
     ``str``, ``int``, ``float``, ``bool``, ``None``) at most ``JSON_COPY_DEPTH`` deep, as

@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from .._backend import OllamaFast
+from .._backend import OllamaFast, present
 from ..events import Event, Finished, FinishReason, Message, Reasoning
 from ._common import (
-    WholeCallAdapter, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get, get_list,
+    ERROR, WholeCallAdapter, adrive, call_arguments, call_start, drive, finish_reason, finished, flush, get, get_list,
     text_part,
 )
 
@@ -110,10 +110,10 @@ class OllamaAdapter(OllamaFast, WholeCallAdapter):
 
     def _finished(self, item: Any, done_reason: Any) -> Finished:
         """The ``Finished`` of a line with ``done`` (the response's calls forgotten)."""
-        reason = _REASONS.get(done_reason, FinishReason.ERROR) if done_reason is not None else None
+        reason = _REASONS.get(done_reason, ERROR) if done_reason is not None else None
         meta: dict[str, Any] = {"stop_reason": done_reason}
         if type(item) is dict:
-            usage = {k: value for k in _USAGE if (value := item.get(k)) is not None}
+            usage = present(item, _USAGE)
         else:
             usage = {k: value for k in _USAGE if (value := get(item, k)) is not None}
         if usage:
