@@ -261,7 +261,7 @@ def test_re2_and_the_bounded_engine_agree_on_the_ecmascript_translation(monkeypa
 
 
 @settings(max_examples=200)
-@given(st.sampled_from(["^[A-Za-z0-9_./-]+$", "é", "^.$", "(a|b)+c$", "\\d{2}", "^$", "[\\s]x", "^a.b$"]),
+@given(st.sampled_from(["^[A-Za-z0-9_./-]+(x)?$", "é", "^.$", "(a|b)+c$", "\\d{2}", "^$", "[\\s]x", "^a.b$"]),
        st.text(alphabet=st.sampled_from("ab c/é.\n1\u2028\ud800\U0001f600"), max_size=12))
 def test_re2_direct_match_agrees_with_the_wrappers_search(pattern, text):
     """The schema check calls RE2's own ``Match`` (``regex._direct_match``); the public ``search`` is the
@@ -274,6 +274,43 @@ def test_re2_direct_match_agrees_with_the_wrappers_search(pattern, text):
     options.log_errors = False
     public = regex.re2.compile(regex._re2_syntax(regex.translate(pattern)), options)
     assert direct(text) == (public.search(regex._SURROGATE.sub("\ufffd", text)) is not None)
+
+
+_CLASS_BODIES = st.lists(st.sampled_from(["a-z", "A-Z", "0-9", "_", ".", "/", ":", "@", "~", ",", "+", "=", " ", "x",
+                                         "b-d", "7"]), min_size=1, max_size=5).map("".join)
+
+
+@settings(max_examples=200)
+@given(_CLASS_BODIES, st.booleans(), st.sampled_from(["+", "*"]),
+       st.text(alphabet=st.sampled_from("az_./-:@ ~,+=Z09\n\u00e9\u0131\u212a\ud800\U0001f600\x00"), max_size=10))
+def test_a_one_class_pattern_reads_as_the_engines_do(body, dash, repeat, text):
+    """``^[...]+$`` over ASCII letters, digits, ranges and plain marks takes no engine (``_one_class``): its
+    answer is RE2's and the ECMAScript engine's, for any text (a trailing newline, non-ASCII letters whose
+    case folds to ASCII, a lone surrogate, an empty string)."""
+    pattern = f"^[{body}{'-' if dash else ''}]{repeat}$"
+    search = regex.compile_search(pattern)
+    assert search.__name__ == "search" and regex._one_class(pattern) is not None
+    bounded = regex._bounded_search(regex.compile_bounded(pattern, 1.0))
+    assert search(text) == bounded(text)
+    if regex.re2 is not None:
+        options = regex.re2.Options()
+        options.log_errors = False
+        public = regex.re2.compile(regex._re2_syntax(regex.translate(pattern)), options)
+        assert search(text) == (public.search(regex._SURROGATE.sub("\ufffd", text)) is not None)
+
+
+@pytest.mark.parametrize("pattern", ["^[a-z]+", "[a-z]+$", "^[^a-z]+$", "^[a-z\\d]+$", "^[\\w]+$", "^[a-z]{2}$",
+                                     "^[a-z]+$|x", "^[A-Z-a]+$", "^[a-zé]+$", "^[a-z]+$\n"])
+def test_other_patterns_keep_their_engine(pattern):
+    """Only the one shape skips the engines: anchors missing, a negated class, an escape class, a count,
+    an alternation, a dash between ranges, a non-ASCII member, anything after the end."""
+    assert regex._one_class(pattern) is None
+
+
+def test_a_one_class_pattern_needs_no_re2(monkeypatch):
+    monkeypatch.setattr(regex, "re2", None)
+    assert Schema({"pattern": "^[A-Za-z0-9_./-]+$"}).is_valid("src/a.py")
+    assert not Schema({"pattern": "^[A-Za-z0-9_./-]+$"}).is_valid("src/a b.py")
 
 
 def test_lone_surrogates_do_not_crash_the_pattern_engine(make_parser):

@@ -10,6 +10,13 @@ time bound (``Schema(..., pattern_timeout=seconds)``): it then runs on the
 ``pattern`` violation). No analysis of the pattern decides what is
 safe: overlapping alternation (``(a|a)*``) and polynomial shapes (``.*.*.*=``)
 are as slow on a backtracking engine as nested repeats.
+
+One shape skips the engines: a whole string of one class of ASCII characters,
+``^[A-Za-z0-9_./-]+$`` (or ``*``), the usual pattern of a name, id or path. Its
+answer is whether every character is in the class, which Python's ``re`` gives
+from ``fullmatch`` in one linear pass over a bitmap, without RE2's fixed cost of
+a search (some 8K instructions a 40-character path, most of a checked call sent
+whole).
 """
 
 from __future__ import annotations
@@ -110,6 +117,30 @@ def _bounded_search(bounded: BoundedPattern) -> Callable[[str], bool]:
     return search
 
 
+#: ``^[...]+$`` or ``^[...]*$`` whose class holds ASCII letters and digits (alone or as ranges ``a-z``),
+#: a few punctuation marks that mean themselves in any class, and a ``-`` last: read the same way by
+#: ECMAScript, RE2 and Python's ``re``
+_ONE_CLASS = re.compile(r"\^\[((?:[A-Za-z0-9](?:-[A-Za-z0-9])?|[_.:@~,+= /])+-?)\]([+*])\$")
+
+
+def _one_class(pattern: str) -> Callable[[str], bool] | None:
+    """The search of a pattern that accepts exactly the strings of one ASCII class (``_ONE_CLASS``): the
+    class's ``fullmatch``, which a lone surrogate fails as RE2's U+FFFD does; ``None`` for any other."""
+    found = _ONE_CLASS.fullmatch(pattern)
+    if found is None:
+        return None
+    try:
+        # (``~`` escaped: Python reads ``~~`` in a class as a set operation to come, and warns)
+        fullmatch = re.compile(f"[{found.group(1).replace('~', chr(92) + '~')}]{found.group(2)}").fullmatch
+    except re.error:  # a range that runs backwards: the engines' own error stands
+        return None
+
+    def search(text: str) -> bool:
+        return fullmatch(text) is not None
+
+    return search
+
+
 def compile_search(pattern: str, timeout: float | None = None) -> Callable[[str], bool]:
     """A function telling whether ``pattern`` matches somewhere in a string. Raises ``ValueError``.
 
@@ -121,6 +152,9 @@ def compile_search(pattern: str, timeout: float | None = None) -> Callable[[str]
     except ValueError as exc:
         raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
     compile_pattern(pattern)  # a malformed pattern is an error whatever the engine
+    simple = _one_class(pattern)
+    if simple is not None:
+        return simple
     fast = _re2_search(translated)
     if fast is not None:
         return fast

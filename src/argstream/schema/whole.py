@@ -44,11 +44,11 @@ def accepts(node: Node, value: Any) -> bool | None:
     return _scalar(node, value)
 
 
-def _start(node: Node, kind: str) -> bool:
-    """``_Value._start`` for an object or array: the schema allows a value of this kind at all."""
-    if node.never or (node.types is not None and kind not in node.types):
+def _array_start(node: Node) -> bool:
+    """``_Value._start`` for an array: the schema allows an array at all."""
+    if node.never or (node.types is not None and "array" not in node.types):
         return False
-    return node.enum is None or any(isinstance(v, dict if kind == "object" else list) for v in node.enum)
+    return node.enum is None or any(isinstance(v, list) for v in node.enum)
 
 
 def _string(node: Node, text: str) -> bool:
@@ -87,17 +87,31 @@ def _scalar(node: Node, value: Any) -> bool:
 
 
 def _object(node: Node, value: dict[str, Any]) -> bool | None:
-    if not _start(node, "object"):
+    """(Read as ``_array_start`` and ``_members`` read an array, written out: a call sent whole is an object,
+    and each frame saved is about a thousandth of a checked 2 KB call's cost.)"""
+    if node.never or (node.types is not None and "object" not in node.types) or (
+            node.enum is not None and not any(isinstance(v, dict) for v in node.enum)):
         return False
-    required = node.required
-    if required and len({key for key in value if key in required}) < len(required):
-        return False
+    for key in node.required:
+        if key not in value:
+            return False
     properties, additional = node.properties, node.additional
-    return _members([properties.get(key, additional) for key in value], value.values())
+    verdict: bool | None = True
+    for key, item in value.items():
+        sub = properties.get(key, additional)
+        if sub is False:
+            return False
+        if isinstance(sub, Node):
+            found = accepts(sub, item)
+            if found is False:
+                return False
+            if found is None:
+                verdict = None
+    return verdict
 
 
 def _array(node: Node, value: Any) -> bool | None:
-    if not _start(node, "array"):
+    if not _array_start(node):
         return False
     count = len(value)
     if (node.max_items is not None and count > node.max_items) or (
