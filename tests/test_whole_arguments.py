@@ -300,8 +300,8 @@ def test_a_call_opened_and_closed_at_once_takes_the_short_way() -> None:
     assert EventBuilder().sent_whole(0, "c", "f", [1], {}) is None
     assert EventBuilder().sent_whole(0, "c", "f", {"a": 10**40}, {}) is None
     assert Counting().sent_whole(0, "c", "f", value, {}) is None
-    items, event = EventBuilder().sent_whole(0, "c", "f", value, {"id_generated": True})
-    assert event.kind.arguments == value and event.kind.arguments is not value
+    items, arguments, event = EventBuilder().sent_whole(0, "c", "f", value, {"id_generated": True})
+    assert event.kind.arguments is arguments and arguments == value and arguments is not value
     assert event.metadata == {"id_generated": True} and [i.path for i in items][-1] == ()
     ToolStreamState(Counting).whole_call(0, "c", "f", value, {})
     assert opened == [0]

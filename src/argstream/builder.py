@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import threading
+from operator import attrgetter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union, final
 
@@ -343,23 +344,21 @@ class EventBuilder:
 
     def text_piece(self, index: int, text: str, cls: type = Message) -> bool:
         """What ``handle_part(index, cls(text))`` does (``cls``: ``Message`` or ``Reasoning``) when ``index``
-        holds an open text of that kind and ``text`` is not empty (the piece kept), without the part;
-        ``False``, with nothing done, otherwise."""
+        holds an open text of that kind, or nothing yet (a text of that kind opened there), and ``text`` is
+        not empty (the piece kept), without the part; ``False``, with nothing done, otherwise."""
         buffer = self._buffers.get(index)
-        if type(buffer) is _Text and buffer.cls is cls:
-            buffer.pieces.append(text)
-            return True
-        return False
+        if buffer is None:
+            buffer = self._buffers[index] = _Text(cls)
+        elif type(buffer) is not _Text or buffer.cls is not cls:
+            return False
+        buffer.pieces.append(text)
+        return True
 
     def open_text(self, index: int, text: str, cls: type = Message) -> bool:
         """What ``handle_part(index, cls(text))`` does for an index that holds nothing yet (``text`` not
         empty), without the part: a text of that kind opened there, the piece kept; ``False``, with
         nothing done, when ``index`` holds a buffer already."""
-        if index in self._buffers:
-            return False
-        buffer = self._buffers[index] = _Text(cls)
-        buffer.pieces.append(text)
-        return True
+        return index not in self._buffers and self.text_piece(index, text, cls)
 
     def structured_piece(self, index: int, text: str) -> bool:
         """What ``handle_part(index, Structured(text))`` does when ``index`` holds open structured output
@@ -389,11 +388,11 @@ class EventBuilder:
         return call
 
     def sent_whole(self, index: int, call_id: str, name: str, value: Any,
-                   metadata: Mapping[str, Any]) -> tuple[list[Any], ConversationEvent] | None:
+                   metadata: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any], ConversationEvent] | None:
         """What ``open_call(index, call_id, name, value)``, the call's ``push_value(value)`` and
         ``handle_flush(index, metadata)`` do one after the other, for a tool call a provider sent whole
-        (``value`` its decoded, walkable arguments): its progress items and its flushed event, made
-        without the call's buffer, parser and frames. ``None``, with nothing done, where those three
+        (``value`` its decoded, walkable arguments): its progress items, its arguments and its flushed
+        event, made without the call's buffer, parser and frames. ``None``, with nothing done, where those three
         could do anything else: ``index`` holds a buffer, the value is no object the walk takes, the
         builder is a subclass, parses with a parser of its own or leniently, or the call's schema
         (``tools=``) does not certainly accept the value; then the caller takes the three steps."""
@@ -407,8 +406,9 @@ class EventBuilder:
         if items is None or (schemas is not None and name and (schema := schemas.get(name)) is not None
                              and not schema.accepts_whole(value)):
             return None  # (the schema asked of a value the walk took: the one kind it reads)
-        request = _request(call_id, name, aggregator.value, None, ())
-        return items, _conversation_event(request, utc_now(), dict(metadata))
+        arguments = aggregator.value
+        return items, arguments, _conversation_event(_request(call_id, name, arguments, None, ()), utc_now(),
+                                                     dict(metadata))
 
     def _start(self, buffer: _Json, call_id: str, name: str) -> None:
         """A call's identity: the first non-empty id and name win; the schema check starts with the name."""
@@ -440,10 +440,10 @@ class EventBuilder:
         its ``push(text)`` is what an ``ArgumentChunk`` part does, without the part."""
         return self._calls.get(index)
 
-    @property
-    def calls(self) -> dict[int, Any]:
-        """The tool calls still open: index -> ``ArgumentCall`` (the builder's own dict: read it, never change it)."""
-        return self._calls
+    # (read through ``attrgetter``, a getter in C: every stream's pipeline and state read it once, and a
+    # Python getter is a frame each time)
+    calls = property(attrgetter("_calls"), doc="""The tool calls still open: index -> ``ArgumentCall`` (the
+        builder's own dict: read it, never change it).""")
 
     def handle_flush(self, index: int, metadata: Mapping[str, Any] = _NO_METADATA) -> ConversationEvent | None:
         """Close ``index`` and return its event; ``None`` when no part arrived for it."""

@@ -245,8 +245,7 @@ class ToolStreamState:
             return self.feed(Part(index, Structured(text)))
         reasoning = kind == REASONING_TEXT
         cls = Reasoning if reasoning else Message
-        builder = self.builder
-        if self._text is None and (builder.text_piece(index, text, cls) or builder.open_text(index, text, cls)):
+        if self._text is None and self.builder.text_piece(index, text, cls):
             return [_reasoning_delta(text, index) if reasoning else _text_delta(text, index)]
         return self.feed(Part(index, cls(text)))
 
@@ -257,9 +256,8 @@ class ToolStreamState:
         if self._text is None:
             made = self.builder.sent_whole(index, call_id, name, value, metadata)
             if made is not None:  # (no buffer, parser or check: it opens and closes here)
-                items, flushed = made
+                items, arguments, flushed = made
                 self._events.append(flushed)
-                arguments = flushed.kind.arguments
                 return [_started(call_id, name, index), *items,
                         _call_finished(call_id, name, arguments, None, index, flushed, (), ())]
         call = self.builder.open_call(index, call_id, name, value) if self._text is None else None
@@ -324,7 +322,7 @@ class ToolStreamState:
         if type(event) is Finished:
             items = []
             incomplete = []
-            calls = dict(self._calls)
+            calls = dict(self._calls) if self._calls else {}  # (a failed call among the leftovers is in it)
             for index, leftover in self.builder.finish_indexed():
                 kind = leftover.kind
                 if type(kind) is ToolCallRequest and kind.error is not None and not calls[index].failed:
@@ -497,7 +495,7 @@ def pipeline_for(provider: Provider, first: Any, state: ToolStreamState,
     if made is not None:  # a module whose adapter picks another from the first item, made at once
         adapter = made(first)
     else:
-        adapter = make(**(options or {}))
+        adapter = make(**options) if options else make()
         pick = getattr(adapter, "for_item", None)  # an adapter that picks another from the first item: that one
         if pick is not None:
             adapter = pick(first)
@@ -532,7 +530,10 @@ def iter_tool_stream(
         provider cannot be detected.
     """
     iterator = iter(stream)
-    state = _state(builder_factory, tools, lenient, text_tool_calls)
+    if tools is None and not lenient and text_tool_calls is None:  # (``_state``'s first case, without its frame)
+        state = ToolStreamState(builder_factory)
+    else:
+        state = _state(builder_factory, tools, lenient, text_tool_calls)
     try:
         try:
             first = next(iterator)

@@ -38,7 +38,7 @@ applies the uniform reason rules.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Hashable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring as _encode_string
 from typing import Any, Union
 
@@ -102,9 +102,9 @@ def text_part(index: int, kind: type, text: str, metadata: dict[str, Any] | None
     return _part(index, _text_kinds[kind](text), {} if metadata is None else metadata)
 
 
-def finished(reason: FinishReason, metadata: dict[str, Any]) -> Finished:
-    """``Finished(reason, metadata)``."""
-    return _finished(reason, metadata)
+#: ``finished(reason, metadata)``: ``Finished(reason, metadata)``, the maker itself (no frame of its own at
+#: every response's end)
+finished: Callable[[FinishReason, dict[str, Any]], Finished] = _finished
 
 
 class ProviderProtocolError(ValueError):
@@ -445,7 +445,7 @@ class _Run:
                 _check(event)
         except Exception as exc:
             raise self._error(exc, self.count)
-        out = self._passed(events, self.count)
+        out = self._passed(events, self.count) if events else []
         if not self.finished and not self.over:
             out.append(Finished(FinishReason.ERROR))
             self.finished = True
