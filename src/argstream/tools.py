@@ -39,8 +39,11 @@ def _schema_of(value: Any) -> Any:
 
 def _entries(tools: Any) -> Iterable[tuple[str, Any]]:
     if type(tools) is dict or isinstance(tools, Mapping):  # (the exact type first: the ABC check is slow)
-        yield from tools.items()
-        return
+        return tools.items()  # (no generator to resume an entry at a time)
+    return _listed(tools)
+
+
+def _listed(tools: Iterable[Any]) -> Iterable[tuple[str, Any]]:
     for tool in tools:
         tool = _as_mapping(tool)
         function = tool.get("function")
@@ -68,5 +71,5 @@ def tool_schemas(tools: Any) -> dict[str, Any]:
     for name, schema in _entries(tools):
         if name in out:
             raise ValueError(f"tool {name!r} is defined twice")
-        out[name] = _NO_PARAMETERS if schema is None else _schema_of(schema)
+        out[name] = schema if type(schema) is dict else _NO_PARAMETERS if schema is None else _schema_of(schema)
     return out
