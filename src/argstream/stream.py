@@ -253,6 +253,7 @@ class ToolStreamState:
         """The items of a tool call sent whole at ``index`` (a new one), its arguments the decoded,
         walkable ``value``: the same as feeding ``Part(index, ToolCall(ToolCallStart(call_id, name)))``,
         ``Part(index, ToolCall(WholeArguments(value)))`` and ``Flush(index, metadata)``, without them."""
+        call = None
         if self._text is None:
             made = self.builder.sent_whole(index, call_id, name, value, metadata)
             if made is not None:  # (no buffer, parser or check: it opens and closes here)
@@ -260,7 +261,7 @@ class ToolStreamState:
                 self._events.append(flushed)
                 return [_started(call_id, name, index), *items,
                         _call_finished(call_id, name, arguments, None, index, flushed, (), ())]
-        call = self.builder.open_call(index, call_id, name, value) if self._text is None else None
+            call = self.builder.open_call(index, call_id, name, value)
         if call is None:
             out = self.feed(call_start(index, call_id, name))
             out += self.feed(whole_part(index, value))
