@@ -23,9 +23,9 @@ slow (about 20 s a process):
     python benchmarks/instructions.py vertex parser,wire-dicts,raw-sse 2K   # bench_vertex.py's cases, per piece
     python benchmarks/instructions.py --misses openai_chat parser,wire-dicts-floor,wire-dicts 20K
 
-``--misses`` has cachegrind simulate the caches too (slower) and adds the first-level data cache's
-read misses per delta: what a count of instructions leaves out, and where a timed ratio parts from
-the counted one. A path that reads the fields of large decoded events misses where the parser, which
+``--misses`` has cachegrind simulate the caches too (slower) and adds the first-level caches' misses
+per delta, data reads and instructions (``[D1 read / I1]``): what a count of instructions leaves out,
+and where a timed ratio parts from the counted one. A path that reads the fields of large decoded events misses where the parser, which
 reads one short string, does not (the stop after 442e9fc: a Chat delta at 20 KB 77.8 misses against
 the plainest read's 41.7 and the parser's 1.5).
 """
@@ -61,9 +61,9 @@ def _child(provider: str, size: str, impl: str, calls: int) -> None:
         fn(arg)
 
 
-def instructions(provider: str, size: str, impl: str, calls: int, misses: bool = False) -> tuple[int, int]:
+def instructions(provider: str, size: str, impl: str, calls: int, misses: bool = False) -> tuple[int, int, int]:
     """Instructions a process that runs the case ``calls`` times executes in all, and (``misses``) its
-    first-level data cache read misses (0 without)."""
+    first-level data cache read misses and instruction cache misses (0 without)."""
     # without address randomisation where ``setarch`` can turn it off: the order of sets and dicts keyed by
     # object ids follows the addresses, and moved a count by about 1% from one process to the next
     fixed = ["setarch", os.uname().machine, "-R"] if shutil.which("setarch") else []
@@ -75,14 +75,18 @@ def instructions(provider: str, size: str, impl: str, calls: int, misses: bool =
     found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
     if found is None:
         raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr[-2000:]}")
-    missed = re.search(r"D1\s+misses:\s+[\d,]+\s+\(\s*([\d,]+) rd", out.stderr) if misses else None
-    if misses and missed is None:
+    if not misses:
+        return int(found.group(1).replace(",", "")), 0, 0
+    data = re.search(r"D1\s+misses:\s+[\d,]+\s+\(\s*([\d,]+) rd", out.stderr)
+    code = re.search(r"I1\s+misses:\s+([\d,]+)", out.stderr)
+    if data is None or code is None:
         raise RuntimeError(f"no cache misses in valgrind's output:\n{out.stderr[-2000:]}")
-    return int(found.group(1).replace(",", "")), int(missed.group(1).replace(",", "")) if missed else 0
+    return (int(found.group(1).replace(",", "")), int(data.group(1).replace(",", "")),
+            int(code.group(1).replace(",", "")))
 
 
-def per_delta(provider: str, size: str, impl: str, misses: bool = False) -> tuple[float, float]:
-    """Instructions and (``misses``) first-level data cache read misses one more delta costs."""
+def per_delta(provider: str, size: str, impl: str, misses: bool = False) -> tuple[float, ...]:
+    """Instructions, and (``misses``) first-level data read and instruction misses, one more delta costs."""
     sys.path.insert(0, str(HERE))
     from bench_vertex import vertex_stream
     from wire_data import wire_stream
@@ -90,7 +94,7 @@ def per_delta(provider: str, size: str, impl: str, misses: bool = False) -> tupl
     once = instructions(provider, size, impl, WARMUP, misses)
     more = instructions(provider, size, impl, WARMUP + REPS, misses)
     deltas = len(vertex_stream(size)[1]) if provider == "vertex" else wire_stream(provider, size).n_deltas
-    return (more[0] - once[0]) / (REPS * deltas), (more[1] - once[1]) / (REPS * deltas)
+    return tuple((b - a) / (REPS * deltas) for a, b in zip(once, more))
 
 
 def main(argv: list[str]) -> int:
@@ -106,14 +110,14 @@ def main(argv: list[str]) -> int:
     providers = argv[0].split(",") if argv else PROVIDERS
     cases = argv[1].split(",") if len(argv) > 1 else CASES
     size = argv[2] if len(argv) > 2 else "20K"
-    print(f"instructions{' (and D1 read misses)' if misses else ''} per argument delta, {size} stream"
+    print(f"instructions{' [D1 read misses / I1 misses]' if misses else ''} per argument delta, {size} stream"
           f" ({'/'.join(cases)})")
     for provider in providers:
         counts = {impl: per_delta(provider, size, impl, misses) for impl in cases}
         base = counts["parser"][0] if "parser" in counts else None
         cells = "  ".join(f"{impl} {n:,.0f}" + (f" ({n / base:.2f}x)" if base and impl != "parser" else "")
-                          + (f" [{missed:.1f}]" if misses else "")
-                          for impl, (n, missed) in counts.items())
+                          + (f" [{data:.1f} / {code:.1f}]" if misses else "")
+                          for impl, (n, data, code) in counts.items())
         print(f"{provider:<18}{cells}", flush=True)
     return 0
 
