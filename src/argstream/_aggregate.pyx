@@ -12,6 +12,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
 from argstream._fragments cimport ArrayItem, ObjectEntry, Scalar, String
+from argstream._pieces cimport PIECES_EVERY, compact_pieces
 from argstream._records cimport new_instance, set_slot
 
 from argstream import _fragments_py
@@ -174,6 +175,8 @@ cdef class FragmentAggregator:
             elif frame.kind != STRING:
                 raise ValueError(f"string data {leaf!r} inside a non-string value")
             frame.pieces.append((<String>leaf).text if cls is String else leaf.text)
+            if not PyList_GET_SIZE(frame.pieces) & (PIECES_EVERY - 1):
+                compact_pieces(frame.pieces)
             return None
         if frame.kind != UNKNOWN:
             if cls is DONE_TYPE or isinstance(leaf, DONE_TYPE):
@@ -280,7 +283,9 @@ cdef class FragmentAggregator:
 
     def open_pieces(self):
         """The pieces of the string still streaming, or ``None``: a consumer that knows the next
-        ``String`` continues that string (same path) may append its text here instead of pushing it."""
+        ``String`` continues that string (same path) may append its text here instead of pushing it.
+        Runs of short entries are joined in place as it grows (``_pieces``): it always joins to the
+        string so far."""
         cdef _Frame last
         if self._root is not NO_VALUE:
             return None  # the value is complete (and no frame is left)

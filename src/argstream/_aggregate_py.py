@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ._fragments_py import Done, Empty
+from ._pieces_py import PIECES_EVERY, compact_pieces
 from ._backend import ARRAY_ITEM_TYPES, OBJECT_ENTRY_TYPES, SCALAR_TYPES, STRING_TYPES
 from .fragments import Path
 
@@ -182,6 +183,8 @@ class FragmentAggregator:
             elif frame.kind != _STRING:
                 raise ValueError(f"string data {leaf!r} inside a non-string value")
             frame.pieces.append(leaf.text)
+            if not len(frame.pieces) & (PIECES_EVERY - 1):
+                compact_pieces(frame.pieces)
             return None
         if frame.kind != _UNKNOWN:
             if cls is Done or isinstance(leaf, Done):
@@ -268,7 +271,9 @@ class FragmentAggregator:
 
     def open_pieces(self) -> list[str] | None:
         """The pieces of the string still streaming, or ``None``: a consumer that knows the next
-        ``String`` continues that string (same path) may append its text here instead of pushing it."""
+        ``String`` continues that string (same path) may append its text here instead of pushing it.
+        Runs of short entries are joined in place as it grows (``_pieces``): it always joins to the
+        string so far."""
         if self._root is not _NO_VALUE:
             return None  # the value is complete (and no frame is left)
         last = self._frames[-1]

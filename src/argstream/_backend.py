@@ -28,7 +28,7 @@ from . import _fragments_py, _parser_py, _tokenizer_py
 PURE = os.environ.get("ARGSTREAM_PURE", "") not in ("", "0")
 
 
-_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_aggregate", "_records", "_calls", "_raw",
+_COMPILED = ("_fragments", "_parser", "_tokenizer", "_piece_skip", "_pieces", "_aggregate", "_records", "_calls", "_raw",
              "_fastpath", "_encode", "_astream")
 
 

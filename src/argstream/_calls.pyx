@@ -23,6 +23,7 @@ from argstream._fragments cimport String, new_scalar, new_string
 from argstream._fragment_builder cimport FragmentBuilder
 from argstream._parser cimport IncrementalArgParser
 from argstream._piece_skip cimport PieceSkipper
+from argstream._pieces cimport PIECES_EVERY, compact_pieces
 from argstream._fastpath cimport FastTest, fast_test
 
 from argstream import _calls_py
@@ -572,6 +573,8 @@ cdef class ArgumentCall:
         if type(leaf) is String or type(leaf) is PY_STRING:
             if path is self._open_path:
                 self._open_pieces.append((<String>leaf).text if type(leaf) is String else leaf.text)
+                if not PyList_GET_SIZE(self._open_pieces) & (PIECES_EVERY - 1):
+                    compact_pieces(self._open_pieces)
                 return None
             completed = self._agg_push(pair) if self._cagg is None else self._cagg.push(pair)
             self._open_path = path

@@ -23,6 +23,7 @@ from ._fragments_py import Scalar as _ScalarPy
 from ._fragments_py import String as _StringPy
 from . import _backend
 from ._backend import STRING_TYPES
+from ._pieces_py import PIECES_EVERY, compact_pieces
 from .errors import ArgumentStreamError
 from .fragments import flatten, nest
 
@@ -372,6 +373,8 @@ class ArgumentCall:
         path, leaf = pair
         if path is self._open_path and type(leaf) in STRING_TYPES:
             self._open_pieces.append(leaf.text)
+            if not len(self._open_pieces) & (PIECES_EVERY - 1):
+                compact_pieces(self._open_pieces)
             return None
         completed = self.aggregator.push(pair)
         if type(leaf) in STRING_TYPES:

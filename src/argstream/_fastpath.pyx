@@ -10,12 +10,14 @@ changed when it declines.
 
 cimport cython
 from cpython.dict cimport PyDict_CheckExact, PyDict_Size
+from cpython.list cimport PyList_GET_SIZE
 from cpython.object cimport Py_TYPE
 from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
 from cpython.ref cimport Py_DECREF, PyObject
 from cpython.unicode cimport PyUnicode_GET_LENGTH
 
 from argstream._encode cimport escaped_length
+from argstream._pieces cimport PIECES_EVERY, compact_pieces
 
 cdef extern from "Python.h":
     PyObject* PyDict_GetItemWithError(object d, object key) except? NULL
@@ -776,6 +778,8 @@ cdef class ResponsesFast(FastTest):
         if call.kind != FUNCTION or call.wrapper is not None:
             return None
         call.sent.append(text)
+        if not PyList_GET_SIZE(call.sent) & (PIECES_EVERY - 1):
+            compact_pieces(call.sent)
         self.found = text
         return call.index
 
@@ -1320,6 +1324,8 @@ cdef class GeminiFast(WholeCallFast):
             raise TypeError(f"_open_string() gave {type(pieces).__name__} pieces, not a list")
         self._finished = False
         (<list>pieces).append(value)  # ``list.append``, as the twin calls it (the writer's list is a subclass)
+        if not PyList_GET_SIZE(pieces) & (PIECES_EVERY - 1):
+            compact_pieces(pieces)
         if escaped_length(<str>value) == PyUnicode_GET_LENGTH(value) + 2:
             self.found = value  # nothing to escape (the usual piece): the value is its own JSON text
         else:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
+from ._pieces_py import PIECES_EVERY, compact_pieces
+
 __all__ = ["AgentsFast", "AnthropicBlock", "AnthropicFast", "ChatFast", "GeminiFast", "LangChainFast", "PydanticAIFast",
            "ResponsesFast", "ResponsesItem", "fields"]
 
@@ -152,6 +154,8 @@ class ResponsesFast:
         if call is None or call.kind != _FUNCTION or call.wrapper is not None:
             return None
         call.sent.append(text)
+        if not len(call.sent) & (PIECES_EVERY - 1):
+            compact_pieces(call.sent)
         return call.index, text
 
     def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, int] | None:
@@ -531,6 +535,8 @@ class GeminiFast(WholeCallFast):
             raise TypeError(f"_open_string() gave {type(pieces).__name__} pieces, not a list")
         self._finished = False
         list.append(pieces, value)  # the writer's list is a subclass: its own ``append``, were there one, is not asked
+        if not list.__len__(pieces) & (PIECES_EVERY - 1):
+            compact_pieces(pieces)
         return sink[1], _encode_string(value)[1:-1]
 
     def text_chunk(self, item: Any, text: str | None = None) -> tuple[int, str, int] | None:

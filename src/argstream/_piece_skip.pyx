@@ -19,6 +19,7 @@ from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
 from argstream._fragments cimport String
+from argstream._pieces cimport PIECES_EVERY, compact_pieces
 
 from argstream._fragments_py import String as _PyString
 
@@ -80,6 +81,8 @@ cdef class PieceSkipper:
             for k in range(n):
                 text = (<object>PyTuple_GET_ITEM(<object>PyList_GET_ITEM(fragments, k), 1)).text
                 self._keep.append(text)
+                if type(self._keep) is list and not PyList_GET_SIZE(self._keep) & (PIECES_EVERY - 1):
+                    compact_pieces(self._keep)
         return True
 
     cpdef bint _skips(self, object path, object leaf) except -1:
@@ -93,4 +96,6 @@ cdef class PieceSkipper:
         self._taken += size
         if self._keep is not None:
             self._keep.append(leaf.text)
+            if type(self._keep) is list and not PyList_GET_SIZE(self._keep) & (PIECES_EVERY - 1):
+                compact_pieces(self._keep)
         return True

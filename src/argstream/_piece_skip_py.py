@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._backend import STRING_TYPES
+from ._pieces_py import PIECES_EVERY, compact_pieces
 
 
 class PieceSkipper:
@@ -48,8 +49,12 @@ class PieceSkipper:
         if self._budget >= 0 and self._taken + total > self._budget:
             return False
         self._taken += total
-        if self._keep is not None:
-            self._keep.extend(fragment[1].text for fragment in fragments)
+        keep = self._keep
+        if keep is not None:
+            for fragment in fragments:  # one at a time, compacted where the compiled loop compacts
+                keep.append(fragment[1].text)
+                if type(keep) is list and not len(keep) & (PIECES_EVERY - 1):
+                    compact_pieces(keep)
         return True
 
     def _skips(self, path: Any, leaf: Any) -> bool:
@@ -62,6 +67,8 @@ class PieceSkipper:
         self._taken += size
         if self._keep is not None:
             self._keep.append(leaf.text)
+            if type(self._keep) is list and not len(self._keep) & (PIECES_EVERY - 1):
+                compact_pieces(self._keep)
         return True
 
     def _extend(self, fragments: Any, spans: Any, keys: Any) -> Any:

@@ -50,6 +50,7 @@ from .events import (
     WholeArguments,
 )
 from ._backend import ArgumentCall, StrictParsers, encode_c, record, utc_now, whole_items
+from ._pieces_py import PIECES_EVERY, compact_pieces
 from .parser import IncrementalArgParser
 from .tools import tool_schemas
 
@@ -330,6 +331,8 @@ class EventBuilder:
                 raise _mismatch(index, buffer, part)
             if part.text:
                 buffer.pieces.append(part.text)
+                if not len(buffer.pieces) & (PIECES_EVERY - 1):
+                    compact_pieces(buffer.pieces)
         elif cls is Structured:
             if buffer is None:
                 buffer = self._buffers[index] = _Json(False, self._parser_factory(), index)
@@ -352,6 +355,8 @@ class EventBuilder:
         elif type(buffer) is not _Text or buffer.cls is not cls:
             return False
         buffer.pieces.append(text)
+        if not len(buffer.pieces) & (PIECES_EVERY - 1):
+            compact_pieces(buffer.pieces)
         return True
 
     def open_text(self, index: int, text: str, cls: type = Message) -> bool:

@@ -37,6 +37,7 @@ from typing import Any, Optional
 from .. import _fragments_py as _py
 from .. import fragments as _fr
 from .._fragments_py import DONE, Empty
+from .._pieces_py import PIECES_EVERY, compact_pieces
 from ..aggregate import FragmentAggregator
 from ..errors import ArgumentStreamError, IncompleteJSONError
 from ..events import ArgumentChunk, Finished, Flush, Message, Part, ToolCall, ToolCallStart
@@ -251,6 +252,8 @@ class SegmentHandler:
             if len(frags) == 1 and type(frags[0].value) in _STRING:
                 piece = frags[0].value.text
                 call.pieces.append(piece)
+                if not len(call.pieces) & (PIECES_EVERY - 1):
+                    compact_pieces(call.pieces)
                 event = SegmentEvent(SEGMENT_CONTENT, call.seg_id, call.seg_type, {"delta": piece})
                 if self._on_event is not None:
                     self._on_event(event)
@@ -430,6 +433,8 @@ class SegmentHandler:
                 call.sub = None
             if tv in _STRING:
                 call.pieces.append(v.text)
+                if not len(call.pieces) & (PIECES_EVERY - 1):
+                    compact_pieces(call.pieces)
                 if streaming and key == content_key:
                     if not call.started:
                         self._start(call, out)

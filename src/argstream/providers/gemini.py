@@ -67,6 +67,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Ma
 from typing import Any
 
 from .._backend import GeminiFast
+from .._pieces_py import PIECES_EVERY, compact_pieces
 from ..builder import TOOL_MAX_DEPTH
 from ..events import (
     ArgumentChunk,
@@ -242,7 +243,10 @@ class PartialArgsWriter:
         if kind != "string":
             self._assign(path, value)
         elif self._merged_string == path:
-            self._lookup(path).append(value)
+            pieces = self._lookup(path)
+            pieces.append(value)
+            if not len(pieces) & (PIECES_EVERY - 1):
+                compact_pieces(pieces)
         else:
             self._assign(path, _Pieces([value]))
         self._merged_string = path if kind == "string" and will_continue else None

@@ -49,6 +49,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from .._backend import ResponsesFast, ResponsesItem
+from .._pieces_py import PIECES_EVERY, compact_pieces
 from ..events import (
     Event,
     FinishReason,
@@ -179,6 +180,8 @@ class ResponsesAdapter(ResponsesFast, Adapter):
         if not text:
             return []
         item.sent.append(text)
+        if not len(item.sent) & (PIECES_EVERY - 1):
+            compact_pieces(item.sent)
         if item.wrapper is not None:
             return []  # held back until the item ends
         chunk = text if item.kind == _FUNCTION else json_string_body(text)

@@ -29,6 +29,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from .._pieces_py import PIECES_EVERY, compact_pieces
 from ..fragments import Path
 from .compile import Node
 
@@ -204,6 +205,8 @@ class _Value:
         self.length = length + len(piece)
         if self.pieces is not None:
             self.pieces.append(piece)
+            if not len(self.pieces) & (PIECES_EVERY - 1):
+                compact_pieces(self.pieces)
 
     def scalar(self, value: Any, span: Any) -> None:
         self.kind = _SCALAR
